@@ -1,0 +1,64 @@
+/**
+ * The one error class of aiterm and its closed set of codes. Every failure a caller can see is an
+ * `AppError`; the MCP edge (lib/mcp/result.ts) turns it into `CODE: message` with `isError: true`.
+ */
+
+/** Every code a caller can receive. Add a code here before throwing it anywhere. */
+export const ERROR_CODES = [
+  "INVALID_ARGUMENT", // a tool argument or CLI flag is malformed; data.field names it
+  "TOOL_UNKNOWN", // tools/call named a tool this server does not have
+  "TMUX_NOT_FOUND", // no tmux binary; data.hint holds the install command
+  "TMUX_TOO_OLD", // tmux older than the minimum; data.version, data.minimum
+  "TMUX_COMMAND_FAILED", // a tmux invocation failed; data.subcommand, data.exit_code
+  "STATE_ROOT_INVALID", // the state root is not a private directory we own
+  "STATE_WRITE_FAILED", // an atomic write under the state root failed
+  "SESSION_NOT_FOUND", // no such session (and no log left to read)
+  "SESSION_EXISTS", // an explicit session name is already taken
+  "SESSION_ENDED", // the session's process has ended; only its log remains
+  "SHELL_NOT_FOUND", // the requested shell is not an executable
+  "CWD_NOT_FOUND", // cwd is not an existing directory
+  "ENV_VAR_UNSET", // env_vars named a variable the server does not have
+  "INPUT_TOO_LARGE", // text over the 64 KiB limit; data.limit_bytes, data.size_bytes
+  "KEY_UNKNOWN", // pty_key got a name that is not in the key table; data.valid
+  "SEND_LOCK_BUSY", // another live process is sending to the session; data.owner_pid
+  "SEND_LOCK_STALE", // a dead process left the send lock; close and reopen the session
+  "WAIT_TIMEOUT", // a bounded internal wait ran out
+  "INTERNAL", // a bug: anything that is not one of the codes above
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = typeof ERROR_CODES[number];
+
+/** Options for {@link AppError}. */
+export interface AppErrorOptions {
+  data?: Record<string, unknown>;
+  cause?: unknown;
+  suggestion?: string;
+}
+
+/** An expected, typed failure. `message` is a sentence without the code and without a final period. */
+export class AppError extends Error {
+  override readonly name = "AppError";
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+  readonly suggestion: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.data = options.data;
+    this.suggestion = options.suggestion;
+  }
+
+  /** `CODE: message (suggestion)`, the form every caller sees. */
+  toText(): string {
+    return `${this.code}: ${this.message}${this.suggestion ? ` (${this.suggestion})` : ""}`;
+  }
+}
+
+/** Wraps anything thrown into an AppError; non-AppErrors become INTERNAL. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const detail = err instanceof Error ? err.message : String(err);
+  return new AppError("INTERNAL", `Unexpected failure: ${detail}`, { cause: err });
+}

@@ -1,0 +1,105 @@
+/**
+ * The MCP server: tools/list and tools/call over the SDK's low-level Server. Arguments are validated
+ * here with the tool's zod schema so that bad input gets the same `INVALID_ARGUMENT: …` result as
+ * every other failure (the SDK's own validation would answer in its own words).
+ */
+import { z } from "zod";
+import { AppError } from "../errors.ts";
+import { log } from "../log.ts";
+import { SERVER_NAME } from "../version.ts";
+import { errorResult, successResult } from "./result.ts";
+import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
+import type { Tool } from "./sdk.ts";
+import type { ToolDef, ToolDeps } from "./tool.ts";
+import { ALL_TOOLS } from "./tools/mod.ts";
+
+/** The structured form of every failed call. */
+export const ToolErrorSchema = z.object({
+  code: z.string().describe("UPPER_SNAKE error code"),
+  message: z.string().describe("What failed"),
+  suggestion: z.string().optional().describe("What to do about it"),
+}).strict();
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}
+
+/** The tools/list entry of a tool. Success and failure share one output schema (anyOf). */
+export function toolListing(def: ToolDef): Tool {
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: jsonSchema(def.input, "input") as Tool["inputSchema"],
+    outputSchema: {
+      type: "object",
+      anyOf: [jsonSchema(def.output, "output"), jsonSchema(ToolErrorSchema, "output")],
+    } as Tool["outputSchema"],
+    annotations: { title: def.title, ...def.annotations },
+  };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`).join("; ");
+}
+
+/** Runs one tool call; never throws. */
+export async function callTool(
+  def: ToolDef,
+  args: unknown,
+  deps: ToolDeps,
+  ctx: { progress: (p: number, total?: number, message?: string) => Promise<void>; signal: AbortSignal },
+): Promise<Awaited<ReturnType<typeof successResult>>> {
+  const parsed = def.input.safeParse(args ?? {});
+  if (!parsed.success) {
+    return errorResult(
+      new AppError("INVALID_ARGUMENT", `Invalid arguments for ${def.name}: ${describeIssues(parsed.error)}`, {
+        suggestion: "nothing was done",
+      }),
+      def.name,
+    );
+  }
+  try {
+    const value = await def.handler(parsed.data, deps, ctx);
+    const out = def.output.parse(value) as Record<string, unknown>;
+    return successResult(out, def.text ? def.text(out) : JSON.stringify(out));
+  } catch (err) {
+    return errorResult(err, def.name);
+  }
+}
+
+/** Builds the server with every tool. Connect it to a transport to serve. */
+export function createServer(deps: ToolDeps, tools: ToolDef[] = ALL_TOOLS): InstanceType<typeof Server> {
+  const server = new Server({ name: SERVER_NAME, version: deps.version }, {
+    capabilities: { tools: {} },
+    instructions:
+      "aiterm gives you persistent terminals (tmux sessions that survive restarts). pty_open a session, pty_send text, pty_read the output, pty_key for control keys, pty_close when done. A human can watch with the attach command in the pty_open receipt.",
+  });
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listing = tools.map(toolListing);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const def = byName.get(request.params.name);
+    if (!def) {
+      return errorResult(
+        new AppError("TOOL_UNKNOWN", `Cannot call tool "${request.params.name}": no such tool`, { suggestion: "call tools/list" }),
+        request.params.name,
+      );
+    }
+    const token = request.params._meta?.progressToken;
+    const progress = async (p: number, total?: number, message?: string) => {
+      if (token === undefined) return;
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: p, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+      }).catch(() => {});
+    };
+    const started = performance.now();
+    const result = await callTool(def, request.params.arguments, deps, { progress, signal: extra.signal });
+    log("debug", "tool call", { tool: def.name, ms: Math.round(performance.now() - started), is_error: result.isError === true });
+    return result;
+  });
+  return server;
+}

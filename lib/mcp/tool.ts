@@ -1,0 +1,41 @@
+/** The shape of one tool: schemas, a plain handler that never sees MCP types, and its text form. */
+import { z } from "zod";
+import type { Terminal } from "../terminal/mod.ts";
+
+/** Progress reporting for long waits; a no-op when the request carried no progress token. */
+export type ProgressFn = (progress: number, total?: number, message?: string) => Promise<void>;
+
+/** What a handler may use. Built once in main.ts (see lib/mcp/server.ts). */
+export interface ToolDeps {
+  terminal: Terminal;
+  env: Record<string, string>;
+  version: string;
+}
+
+/** Per-call context. */
+export interface CallContext {
+  progress: ProgressFn;
+  signal: AbortSignal;
+}
+
+/** A tool definition. */
+export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  handler(input: z.output<I>, deps: ToolDeps, ctx: CallContext): Promise<z.input<O>>;
+  /** The text an AI reads; default: the structured value as JSON. */
+  text?(output: z.output<O>): string;
+}
+
+/** Declares a tool with its types inferred (an identity function for type inference). */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDef<I, O>): ToolDef<I, O> {
+  return def;
+}
+
+/** The session id schema every tool shares. */
+export const SessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must match ^[A-Za-z0-9_-]{1,64}$")
+  .describe("Session id as returned by pty_open or listed by pty_list");

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { getHarnessStatuses } from "../diagnostics_probe.ts";
+import { defineTool } from "../tool.ts";
+
+export const diagnostics = defineTool({
+  name: "diagnostics",
+  title: "Readiness report",
+  description:
+    "Read-only readiness report: aiterm version, whether tmux is found and new enough, whether the state directory is usable, how many sessions exist, and which coding-agent CLIs resolve. Never returns paths, environment values or terminal content.",
+  input: z.object({}).strict(),
+  output: z.object({
+    version: z.string().describe("aiterm version"),
+    overall: z.enum(["ready", "not_ready"]).describe("ready when the multiplexer and state directory are usable"),
+    multiplexer: z.object({
+      kind: z.enum(["tmux", "psmux"]).describe("Backend for this OS"),
+      found: z.boolean().describe("The binary runs"),
+      version: z.string().nullable().describe("Its version"),
+      minimum: z.string().describe("Oldest supported version"),
+      supported: z.boolean().describe("found and at least the minimum"),
+    }).strict(),
+    state_root: z.object({
+      status: z.enum(["ready", "absent", "invalid"]).describe("ready = private directory we own; absent = created on first use"),
+    }).strict(),
+    sessions: z.object({ count: z.number().int().nullable().describe("Sessions on the private server; null if unreadable") }).strict(),
+    harnesses: z.array(z.object({
+      harness: z.string().describe("Harness id"),
+      resolvable: z.boolean().describe("Its CLI binary was found (env override, standard path or PATH)"),
+    }).strict()).describe("Coding-agent CLIs"),
+  }).strict(),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async (_input, deps) => {
+    const mux = deps.terminal.mux;
+    const version = await mux.probeVersion();
+    let supported = false;
+    if (version !== null) supported = await mux.ensureAvailable().then(() => true, () => false);
+    const stateStatus = stateRootStatus(deps.terminal.layout.root);
+    let count: number | null = null;
+    if (supported) count = await mux.listSessions().then((s) => s.length, () => null);
+    return {
+      version: deps.version,
+      overall: supported && stateStatus !== "invalid" ? "ready" as const : "not_ready" as const,
+      multiplexer: { kind: mux.kind, found: version !== null, version, minimum: "3.2", supported },
+      state_root: { status: stateStatus },
+      sessions: { count },
+      harnesses: getHarnessStatuses(deps.env),
+    };
+  },
+});
+
+function stateRootStatus(root: string): "ready" | "absent" | "invalid" {
+  try {
+    const st = Deno.lstatSync(root);
+    if (!st.isDirectory || st.isSymlink) return "invalid";
+    if (Deno.build.os !== "windows") {
+      if (st.uid !== Deno.uid()) return "invalid";
+      if (st.mode !== null && ((st.mode & 0o077) !== 0 || (st.mode & 0o700) !== 0o700)) return "invalid";
+    }
+    return "ready";
+  } catch (err) {
+    return err instanceof Deno.errors.NotFound ? "absent" : "invalid";
+  }
+}

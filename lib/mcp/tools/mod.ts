@@ -1,0 +1,10 @@
+/** Every tool the server offers, in listing order. */
+import type { ToolDef } from "../tool.ts";
+import { diagnostics } from "./diagnostics.ts";
+import { ptyClose } from "./pty_close.ts";
+import { ptyKey } from "./pty_key.ts";
+import { ptyList } from "./pty_list.ts";
+import { ptyOpen } from "./pty_open.ts";
+import { ptySend } from "./pty_send.ts";
+
+export const ALL_TOOLS: ToolDef[] = [diagnostics, ptyOpen, ptySend, ptyKey, ptyClose, ptyList] as unknown as ToolDef[];

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { keyNames } from "../../terminal/mod.ts";
+import { defineTool, SessionIdSchema } from "../tool.ts";
+
+export const ptyKey = defineTool({
+  name: "pty_key",
+  title: "Press a key in a terminal",
+  description: `Press one named key in a session. Names: ${
+    keyNames().filter((n) => !/^C-[b-y]$|^F([2-9]|1[01])$/.test(n)).join(", ")
+  }, C-a…C-z, F1…F12; aliases such as ctrl-c, ^C, esc, enter, backspace are accepted. An unknown name is refused and never typed as text.`,
+  input: z.object({
+    session_id: SessionIdSchema,
+    key: z.string().min(1).max(32).describe("Key name or alias, e.g. C-c, Enter, Escape, Up, Tab"),
+  }).strict(),
+  output: z.object({
+    session_id: z.string().describe("The session"),
+    key: z.string().describe("The canonical name of the key pressed"),
+  }).strict(),
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  handler: (input, deps) => deps.terminal.key(input.session_id, input.key),
+  text: (out) => `pressed ${out.key} in ${out.session_id}`,
+});

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
+
+export const ptyOpen = defineTool({
+  name: "pty_open",
+  title: "Open a persistent terminal",
+  description:
+    "Open a new persistent terminal session (a tmux session on aiterm's private socket). It survives restarts of this server and of the client. Returns the session id and the exact command a human runs to attach and watch.",
+  input: z.object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must match ^[A-Za-z0-9_-]{1,64}$").nullish()
+      .describe("Session id to use; omitted = automatic t1, t2, …; an existing name is an error"),
+    shell: z.string().min(1).nullish().describe("Shell program name or absolute path (default: bash, else sh)"),
+    cwd: z.string().min(1).nullish().describe("Absolute working directory (default: the server's cwd)"),
+    env_vars: z.array(EnvName).max(64).optional()
+      .describe("Names of variables to copy from the server's environment into the session; values are never returned"),
+  }).strict(),
+  output: z.object({
+    session_id: z.string().describe("The new session's id"),
+    shell: z.string().describe("The shell as requested or defaulted"),
+    dialect: z.enum(["posix", "pwsh"]).nullable().describe("How multi-line text is wrapped for this shell; null = typed as is"),
+    cwd: z.string().describe("The working directory the shell started in"),
+    env_vars: z.array(z.string()).describe("Variable names copied into the session (AITERM_SESSION_ID is always set)"),
+    attach_command: z.string().describe("Run this in a terminal to attach and watch (detach with C-b d)"),
+    log_cursor: z.number().int().describe("Byte cursor of the session's output log at open (always 0)"),
+  }).strict(),
+  annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: (input, deps) => deps.terminal.open(input),
+  text: (out) => `session_id: ${out.session_id}\nattach: ${out.attach_command}\n${JSON.stringify(out)}`,
+});

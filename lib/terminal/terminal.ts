@@ -1,0 +1,391 @@
+/**
+ * The terminal service: open, send, key, close and list persistent sessions. It owns the order of
+ * each operation and the session's files; the multiplexer does the terminal work and the state
+ * layout says where files live.
+ */
+import { isAbsolute } from "node:path";
+import { AppError } from "../errors.ts";
+import { log } from "../log.ts";
+import { readJsonFile, StateLayout, writeJsonAtomic } from "../state/mod.ts";
+import { dialectById, dialectForShell, findExecutable, outputSinkCommand, posixQuote } from "../../platform/mod.ts";
+import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
+import { INPUT_LIMIT_BYTES, utf8Chunks, utf8Length } from "./chunks.ts";
+import { resolveKey } from "./keys.ts";
+import { logExtent, pruneLog } from "./output_log.ts";
+import { sanitizeInput } from "./sanitize.ts";
+import { readSendLock, withSendLock } from "./send_lock.ts";
+import { readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
+
+/** Dependencies of {@link Terminal}. */
+export interface TerminalDeps {
+  mux: Multiplexer;
+  layout: StateLayout;
+  /** The server's environment (source of `env_vars` values and PATH). */
+  env: Record<string, string>;
+  /** Default cwd for new sessions. */
+  defaultCwd: string;
+}
+
+/** Input of {@link Terminal.open}. */
+export interface OpenInput {
+  name?: string | null | undefined;
+  shell?: string | null | undefined;
+  cwd?: string | null | undefined;
+  env_vars?: string[] | undefined;
+}
+
+/** Receipt of {@link Terminal.open}. */
+export interface OpenResult {
+  session_id: string;
+  shell: string;
+  dialect: "posix" | "pwsh" | null;
+  cwd: string;
+  env_vars: string[];
+  attach_command: string;
+  log_cursor: number;
+}
+
+/** Input of {@link Terminal.send}. */
+export interface SendInput {
+  session_id: string;
+  text: string;
+  enter?: boolean | undefined;
+  raw?: boolean | undefined;
+}
+
+/** Receipt of {@link Terminal.send}. */
+export interface SendResult {
+  session_id: string;
+  /** `script`: multi-line text wrapped for the shell; `typed`: as is; `raw`: exact bytes. */
+  mode: "script" | "typed" | "raw";
+  bytes: number;
+  enter: boolean;
+  removed_controls: number;
+  /** Log offset just before this send: read from here to see what it caused. */
+  log_cursor: number;
+}
+
+/** One row of {@link Terminal.list}. */
+export interface SessionRow {
+  session_id: string;
+  state: "running" | "ended";
+  origin: "ai" | "human";
+  current_command: string | null;
+  attached: boolean;
+  width: number | null;
+  height: number | null;
+  created_at: string | null;
+}
+
+const AUTO_NAME = /^t(\d+)$/;
+const DEFAULT_SEGMENT_BYTES = 4 * 1024 * 1024;
+const DEFAULT_KEEP_SEGMENTS = 8;
+
+function positiveInt(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** The terminal service. */
+export class Terminal {
+  readonly #mux: Multiplexer;
+  readonly #layout: StateLayout;
+  readonly #env: Record<string, string>;
+  readonly #defaultCwd: string;
+
+  constructor(deps: TerminalDeps) {
+    this.#mux = deps.mux;
+    this.#layout = deps.layout;
+    this.#env = deps.env;
+    this.#defaultCwd = deps.defaultCwd;
+  }
+
+  get mux(): Multiplexer {
+    return this.#mux;
+  }
+  get layout(): StateLayout {
+    return this.#layout;
+  }
+
+  /** The command a human runs to attach to a session. */
+  attachCommand(id: string): string {
+    return this.#mux.attachCommand(id).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : posixQuote(a))).join(" ");
+  }
+
+  /**
+   * Opens a new persistent session.
+   * @throws {AppError} INVALID_ARGUMENT, SESSION_EXISTS, SHELL_NOT_FOUND, CWD_NOT_FOUND, ENV_VAR_UNSET, TMUX_*
+   */
+  async open(input: OpenInput): Promise<OpenResult> {
+    await this.#mux.ensureAvailable();
+    this.#layout.ensure();
+    const shellName = input.shell ?? (findExecutable("bash", this.#env.PATH) ? "bash" : "sh");
+    const shellPath = findExecutable(shellName, this.#env.PATH);
+    if (!shellPath) {
+      throw new AppError("SHELL_NOT_FOUND", `Cannot open a session: shell "${shellName}" is not an executable on PATH`);
+    }
+    const cwd = input.cwd ?? this.#defaultCwd;
+    if (!isAbsolute(cwd)) {
+      throw new AppError("INVALID_ARGUMENT", `Cannot open a session: cwd "${cwd}" is not an absolute path`, { data: { field: "cwd" } });
+    }
+    const cwdInfo = await Deno.stat(cwd).catch(() => null);
+    if (!cwdInfo?.isDirectory) {
+      throw new AppError("CWD_NOT_FOUND", `Cannot open a session: cwd "${cwd}" is not an existing directory`);
+    }
+    const envNames = [...new Set(input.env_vars ?? [])];
+    const env: Record<string, string> = {};
+    for (const name of envNames) {
+      const value = this.#env[name];
+      if (value === undefined) {
+        throw new AppError("ENV_VAR_UNSET", `Cannot open a session: environment variable ${name} is not set in the server`, {
+          data: { name },
+        });
+      }
+      env[name] = value;
+    }
+    const id = await this.#claimName(input.name ?? null);
+    env.AITERM_SESSION_ID = id;
+    const dialect = dialectForShell(shellPath);
+    const meta: SessionMeta = {
+      schema: "aiterm.session.v1",
+      id,
+      created_at: new Date().toISOString(),
+      shell: shellName,
+      shell_path: shellPath,
+      dialect: dialect?.id ?? null,
+      cwd,
+      env_names: envNames,
+      segment_bytes: positiveInt(this.#env.AITERM_LOG_SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
+      keep_segments: positiveInt(this.#env.AITERM_LOG_KEEP_SEGMENTS, DEFAULT_KEEP_SEGMENTS),
+    };
+    try {
+      await Deno.mkdir(this.#layout.sessionLogDir(id), { mode: 0o700 });
+      await writeMeta(this.#layout.sessionMeta(id), meta);
+      await this.#mux.newSession({
+        name: id,
+        cwd,
+        argv: shellArgv(shellPath, dialect?.id ?? null),
+        env,
+        width: 200,
+        height: 50,
+        outputSink: outputSinkCommand(this.#layout.sessionLogDir(id), meta.segment_bytes),
+      });
+    } catch (err) {
+      await Deno.remove(this.#layout.sessionDir(id), { recursive: true }).catch(() => {});
+      throw err;
+    }
+    log("info", "session opened", { session_id: id, dialect: meta.dialect });
+    return {
+      session_id: id,
+      shell: shellName,
+      dialect: meta.dialect,
+      cwd,
+      env_vars: envNames,
+      attach_command: this.attachCommand(id),
+      log_cursor: 0,
+    };
+  }
+
+  /** Claims a session directory: the exclusive mkdir is what makes a name ours. */
+  async #claimName(explicit: string | null): Promise<string> {
+    const live = new Set((await this.#mux.listSessions()).map((s) => s.name));
+    if (explicit !== null) {
+      if (!SESSION_ID_PATTERN.test(explicit)) {
+        throw new AppError("INVALID_ARGUMENT", `Cannot open a session: name "${explicit}" must match ${SESSION_ID_PATTERN.source}`, {
+          data: { field: "name" },
+        });
+      }
+      if (live.has(explicit) || !(await this.#mkdirExclusive(explicit))) {
+        throw new AppError("SESSION_EXISTS", `Cannot open session "${explicit}": a session with that name already exists`, {
+          suggestion: "pick another name, or pty_close it first",
+        });
+      }
+      return explicit;
+    }
+    const taken = new Set(live);
+    for await (const entry of Deno.readDir(this.#layout.sessionsDir)) taken.add(entry.name);
+    for (let n = 1;; n++) {
+      const name = `t${n}`;
+      if (taken.has(name)) continue;
+      if (await this.#mkdirExclusive(name)) return name;
+    }
+  }
+
+  async #mkdirExclusive(id: string): Promise<boolean> {
+    try {
+      await Deno.mkdir(this.#layout.sessionDir(id), { mode: 0o700 });
+      return true;
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) return false;
+      throw err;
+    }
+  }
+
+  /** The meta of a session aiterm opened, with whether it is still running. */
+  async describe(id: string): Promise<{ meta: SessionMeta | null; live: MuxSession | null }> {
+    if (!SESSION_ID_PATTERN.test(id)) {
+      throw new AppError("INVALID_ARGUMENT", `Session id "${id}" must match ${SESSION_ID_PATTERN.source}`, { data: { field: "session_id" } });
+    }
+    const [meta, sessions] = await Promise.all([readMeta(this.#layout.sessionMeta(id)), this.#mux.listSessions()]);
+    return { meta, live: sessions.find((s) => s.name === id) ?? null };
+  }
+
+  async #requireLive(id: string, action: string): Promise<{ meta: SessionMeta | null; live: MuxSession }> {
+    if (!SESSION_ID_PATTERN.test(id)) {
+      throw new AppError("INVALID_ARGUMENT", `Session id "${id}" must match ${SESSION_ID_PATTERN.source}`, { data: { field: "session_id" } });
+    }
+    const [meta, live] = await Promise.all([readMeta(this.#layout.sessionMeta(id)), this.#mux.paneInfo(id)]);
+    if (!live || live.paneDead) {
+      if (meta) {
+        throw new AppError("SESSION_ENDED", `Cannot ${action} session "${id}": its shell has ended`, {
+          suggestion: "its log is still readable with pty_read; pty_close it when done",
+        });
+      }
+      throw new AppError("SESSION_NOT_FOUND", `Cannot ${action} session "${id}": no such session`, { suggestion: "call pty_list" });
+    }
+    if (!meta) {
+      // A session a person made on our socket: give it a directory for its send lock.
+      await Deno.mkdir(this.#layout.sessionDir(id), { recursive: true, mode: 0o700 });
+    }
+    return { meta, live };
+  }
+
+  /** The send lock lives in the session directory; a missing one means an unknown or human session. */
+  async #ensureLockDir(id: string, action: string): Promise<void> {
+    if (SESSION_ID_PATTERN.test(id) && (await Deno.stat(this.#layout.sessionDir(id)).catch(() => null))) return;
+    await this.#requireLive(id, action);
+  }
+
+  /**
+   * Types text into a session.
+   * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, INPUT_TOO_LARGE, SEND_LOCK_BUSY, SEND_LOCK_STALE
+   */
+  async send(input: SendInput): Promise<SendResult> {
+    const raw = input.raw ?? false;
+    const enter = input.enter ?? true;
+    const { text, removed } = raw ? { text: input.text, removed: 0 } : sanitizeInput(input.text);
+    const size = utf8Length(text);
+    if (size > INPUT_LIMIT_BYTES) {
+      throw new AppError("INPUT_TOO_LARGE", `Cannot send ${size} bytes: the limit is ${INPUT_LIMIT_BYTES} bytes of UTF-8`, {
+        suggestion: "nothing was typed; split the text or write it to a file first",
+        data: { limit_bytes: INPUT_LIMIT_BYTES, size_bytes: size },
+      });
+    }
+    await this.#ensureLockDir(input.session_id, "send to");
+    return await withSendLock(this.#layout.sessionSendLock(input.session_id), { sessionId: input.session_id }, async () => {
+      // Re-read under the lock: the foreground may have changed while we waited.
+      const { meta, live } = await this.#requireLive(input.session_id, "send to");
+      const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
+      let payload = text;
+      let mode: SendResult["mode"] = raw ? "raw" : "typed";
+      const fgDialect = dialectForShell(live.currentCommand);
+      const body = text.replace(/\n+$/, "");
+      if (!raw && meta?.dialect && fgDialect?.id === meta.dialect && body.includes("\n")) {
+        payload = dialectById(meta.dialect).scriptLine(body);
+        mode = "script";
+      } else if (!raw && mode === "typed" && enter && text.endsWith("\n")) {
+        payload = body;
+      }
+      await this.#mux.pasteText(input.session_id, utf8Chunks(payload), { exact: raw, keysAfter: enter ? ["Enter"] : [] });
+      await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), {
+        text: body.slice(0, 4096),
+        at: new Date().toISOString(),
+        cursor,
+      }).catch(() => {});
+      return { session_id: input.session_id, mode, bytes: size, enter, removed_controls: removed, log_cursor: cursor };
+    });
+  }
+
+  /**
+   * Presses one named key.
+   * @throws {AppError} KEY_UNKNOWN, SESSION_NOT_FOUND, SESSION_ENDED, SEND_LOCK_*
+   */
+  async key(sessionId: string, key: string): Promise<{ session_id: string; key: string }> {
+    const resolved = resolveKey(key);
+    await this.#ensureLockDir(sessionId, "send a key to");
+    await withSendLock(this.#layout.sessionSendLock(sessionId), { sessionId }, async () => {
+      await this.#requireLive(sessionId, "send a key to");
+      await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
+    });
+    return { session_id: sessionId, key: resolved.name };
+  }
+
+  /** Closes a session and removes its files. Idempotent. */
+  async close(id: string): Promise<{ session_id: string; outcome: "closed" | "already_closed" }> {
+    const { meta, live } = await this.describe(id);
+    const dir = this.#layout.sessionDir(id);
+    const dirExists = (await Deno.stat(dir).catch(() => null)) !== null;
+    if (!live && !meta && !dirExists) return { session_id: id, outcome: "already_closed" };
+    const lock = await readSendLock(this.#layout.sessionSendLock(id));
+    const kill = async () => {
+      if (live) await this.#mux.killSession(id);
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    };
+    if (lock && !lock.alive) {
+      // Closing is the remedy for a stale lock: no live sender can be hurt.
+      await kill();
+    } else {
+      await withSendLock(this.#layout.sessionSendLock(id), { sessionId: id }, kill);
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+    log("info", "session closed", { session_id: id });
+    return { session_id: id, outcome: "closed" };
+  }
+
+  /** Every session on the private server plus ended sessions whose logs remain. */
+  async list(): Promise<SessionRow[]> {
+    const live = await this.#mux.listSessions();
+    const rows: SessionRow[] = [];
+    const seen = new Set<string>();
+    for (const s of live) {
+      const meta = SESSION_ID_PATTERN.test(s.name) ? await readMeta(this.#layout.sessionMeta(s.name)) : null;
+      seen.add(s.name);
+      rows.push({
+        session_id: s.name,
+        state: s.paneDead ? "ended" : "running",
+        origin: meta ? "ai" : "human",
+        current_command: s.currentCommand || null,
+        attached: s.attachedClients > 0,
+        width: s.width,
+        height: s.height,
+        created_at: new Date(s.createdAt * 1000).toISOString(),
+      });
+    }
+    try {
+      for await (const entry of Deno.readDir(this.#layout.sessionsDir)) {
+        if (seen.has(entry.name) || !entry.isDirectory) continue;
+        const meta = await readMeta(this.#layout.sessionMeta(entry.name));
+        if (!meta) continue;
+        rows.push({
+          session_id: meta.id,
+          state: "ended",
+          origin: "ai",
+          current_command: null,
+          attached: false,
+          width: null,
+          height: null,
+          created_at: meta.created_at,
+        });
+      }
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    rows.sort((a, b) => a.session_id.localeCompare(b.session_id, "en", { numeric: true }));
+    return rows;
+  }
+
+  /** Applies log retention to one session (called on reads). */
+  async prune(meta: SessionMeta): Promise<void> {
+    await pruneLog(this.#layout.sessionLogDir(meta.id), meta.segment_bytes, meta.keep_segments);
+  }
+
+  /** The last command text sent to a session, if any. */
+  async lastCommand(id: string): Promise<{ text: string; cursor: number } | null> {
+    return await readJsonFile<{ text: string; cursor: number }>(this.#layout.sessionLastCommand(id)).catch(() => null);
+  }
+}
+
+function shellArgv(shellPath: string, dialect: "posix" | "pwsh" | null): string[] {
+  if (dialect === "pwsh") return [shellPath, "-NoLogo"];
+  return [shellPath, "-i"];
+}

@@ -1,0 +1,70 @@
+/**
+ * aiterm-mcp: the composition root. argv → subcommand; `serve` (the default) runs the MCP server on
+ * stdio. stdout carries JSON-RPC only; everything else goes to stderr.
+ */
+import { parseArgs } from "node:util";
+import { buildDeps } from "./lib/app.ts";
+import { log } from "./lib/log.ts";
+import { createServer, StdioServerTransport } from "./lib/mcp/mod.ts";
+import { VERSION } from "./lib/version.ts";
+
+const USAGE = "usage: aiterm-mcp [serve|wait|setup|hook|version] [--help]";
+
+const HELP: Record<string, string> = {
+  serve: `aiterm-mcp serve
+  Run the MCP server on stdio (the default when no subcommand is given).
+  Environment: AITERM_STATE_DIR (state root; default $XDG_STATE_HOME/aiterm-mcp or ~/.local/state/aiterm-mcp),
+  AITERM_LOG=debug|info|warn|error (stderr log level), AITERM_TMUX_BIN (tmux binary).`,
+  wait: `aiterm-mcp wait --session S --cursor N [--timeout 600]
+  Block until an agent turn ends (exit 0 done, 3 timeout, 4 closed, 7 error). Not built yet: arrives with agent_launch.`,
+  setup: `aiterm-mcp setup
+  Register aiterm in every AI client found. Not built yet.`,
+  hook: `aiterm-mcp hook <name>
+  Entry point for hooks aiterm installs into AI clients. Not built yet.`,
+  version: `aiterm-mcp version
+  Print the version.`,
+};
+
+function fail(message: string): never {
+  console.error(`aiterm-mcp: ${message}`);
+  console.error(USAGE);
+  Deno.exit(2);
+}
+
+async function serve(): Promise<void> {
+  const deps = buildDeps({ env: Deno.env.toObject(), cwd: Deno.cwd() });
+  const server = createServer(deps);
+  const transport = new StdioServerTransport();
+  transport.onclose = () => Deno.exit(0);
+  await server.connect(transport);
+  log("info", "server ready", { version: VERSION, pid: Deno.pid });
+}
+
+async function main(args: string[]): Promise<void> {
+  const first = args[0];
+  const sub = first === undefined || first.startsWith("-") ? "serve" : first;
+  const rest = first === undefined || first.startsWith("-") ? args : args.slice(1);
+  if (!(sub in HELP)) fail(`unknown subcommand "${sub}"`);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: sub === "hook" });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  if (parsed.values.help) {
+    console.log(HELP[sub]);
+    return;
+  }
+  switch (sub) {
+    case "serve":
+      return await serve();
+    case "version":
+      console.log(VERSION);
+      return;
+    default:
+      console.error(`aiterm-mcp ${sub}: UNSUPPORTED: this subcommand is not built yet in ${VERSION}`);
+      Deno.exit(2);
+  }
+}
+
+if (import.meta.main) await main(Deno.args);

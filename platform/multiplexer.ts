@@ -1,0 +1,76 @@
+/**
+ * The one interface between aiterm and a terminal multiplexer. tmux implements it on POSIX
+ * (platform/tmux.ts); psmux will implement it on Windows. Nothing above platform/ builds a
+ * multiplexer argv or knows which one is in use, except through `kind`.
+ */
+
+/** One live session as the multiplexer reports it. */
+export interface MuxSession {
+  /** The session name (our session id, or whatever a human named it). */
+  name: string;
+  /** PID of the pane's first process (the shell we started). */
+  panePid: number;
+  /** Name of the pane's foreground process as the multiplexer sees it. */
+  currentCommand: string;
+  /** Number of human clients attached. */
+  attachedClients: number;
+  width: number;
+  height: number;
+  /** Creation time, seconds since the epoch. */
+  createdAt: number;
+  /** The pane's process has exited but the pane is kept (remain-on-exit). */
+  paneDead: boolean;
+  /** The pane's tty device, e.g. /dev/pts/3. */
+  tty: string;
+}
+
+/** What `newSession` starts. */
+export interface NewSessionSpec {
+  name: string;
+  cwd: string;
+  /** argv of the program to run in the pane (the shell). */
+  argv: string[];
+  /** Variables set for the pane's program in addition to the server's environment. */
+  env: Record<string, string>;
+  width: number;
+  height: number;
+  /** A shell command line (POSIX sh) that receives the pane's output on stdin from the first byte. */
+  outputSink: string;
+}
+
+/** How text reaches the pane. */
+export interface PasteOptions {
+  /** Deliver bytes exactly (no LF→CR translation). */
+  exact?: boolean;
+  /** Wrap in bracketed-paste markers when the program asked for them (one paste, not chunks). */
+  bracketed?: boolean;
+  /** Keys pressed right after the text, in the same multiplexer round trip (e.g. `Enter`). */
+  keysAfter?: string[];
+}
+
+/** The multiplexer backend. Every method targets a session by exact name. */
+export interface Multiplexer {
+  readonly kind: "tmux" | "psmux";
+  /** Checks the binary exists and is new enough; throws TMUX_NOT_FOUND / TMUX_TOO_OLD. */
+  ensureAvailable(): Promise<{ version: string }>;
+  /** The binary's version, or null when it is missing. Never throws. */
+  probeVersion(): Promise<string | null>;
+  newSession(spec: NewSessionSpec): Promise<void>;
+  hasSession(name: string): Promise<boolean>;
+  /** Kills the session; false when it did not exist. */
+  killSession(name: string): Promise<boolean>;
+  /** All sessions on our private server; an empty list when the server is not running. */
+  listSessions(): Promise<MuxSession[]>;
+  /** One session's pane facts in a single round trip; null when it does not exist. */
+  paneInfo(name: string): Promise<MuxSession | null>;
+  /** Sends UTF-8 text as typed, in chunks of at most `chunkBytes`, in order. */
+  pasteText(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<void>;
+  /** Sends named keys (multiplexer key names such as `C-c`, `Enter`). */
+  sendKeys(name: string, keys: string[]): Promise<void>;
+  /** The rendered screen, plus `scrollback` lines above it. */
+  capture(name: string, options?: { scrollback?: number; escapes?: boolean }): Promise<string>;
+  /** argv a human runs to attach to the session and watch it. */
+  attachCommand(name: string): string[];
+  /** Kills the whole private server (tests and explicit teardown only). */
+  killServer(): Promise<void>;
+}

@@ -1,0 +1,101 @@
+/**
+ * Process facts from the OS: liveness and a start identity that survives PID reuse. Linux reads
+ * /proc; other POSIX systems ask `ps`.
+ */
+
+const decoder = new TextDecoder();
+
+/** True when a process with this PID exists (signal 0 probe semantics). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (Deno.build.os === "linux") {
+    try {
+      Deno.statSync(`/proc/${pid}`);
+      return !isZombie(pid);
+    } catch {
+      return false;
+    }
+  }
+  // No signal probe here: sending any real signal could change the process (SIGCONT resumes a
+  // stopped one), so ask ps.
+  try {
+    const out = new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)], stdout: "piped", stderr: "null" })
+      .outputSync();
+    const stat = decoder.decode(out.stdout).trim();
+    return out.success && stat !== "" && !stat.startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
+function isZombie(pid: number): boolean {
+  const stat = readProcStat(pid);
+  return stat?.state === "Z";
+}
+
+interface ProcStat {
+  state: string;
+  ppid: number;
+  pgrp: number;
+  tpgid: number;
+  utime: number;
+  stime: number;
+  starttime: string;
+  comm: string;
+}
+
+/** Parses /proc/<pid>/stat; null when the process is gone or this is not Linux. */
+export function readProcStat(pid: number): ProcStat | null {
+  try {
+    const text = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return parseProcStat(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Parses the text of a /proc/<pid>/stat file (the comm field may contain spaces and parentheses). */
+export function parseProcStat(text: string): ProcStat | null {
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return null;
+  const rest = text.slice(close + 2).trim().split(/\s+/);
+  // rest[0] is field 3 (state); field n is rest[n - 3].
+  const field = (n: number): string => rest[n - 3] ?? "";
+  return {
+    comm: text.slice(open + 1, close),
+    state: field(3),
+    ppid: Number(field(4)),
+    pgrp: Number(field(5)),
+    tpgid: Number(field(8)),
+    utime: Number(field(14)),
+    stime: Number(field(15)),
+    starttime: field(22),
+  };
+}
+
+/**
+ * A string that identifies this process incarnation: the same PID with a different value is a
+ * different process. Linux: boot id + start ticks; elsewhere: `ps -o lstart`. Null when gone.
+ */
+export function processStartIdentity(pid: number): string | null {
+  if (Deno.build.os === "linux") {
+    const stat = readProcStat(pid);
+    return stat ? `linux:${stat.starttime}` : null;
+  }
+  try {
+    const out = new Deno.Command("ps", { args: ["-o", "lstart=", "-p", String(pid)], stdout: "piped", stderr: "null" })
+      .outputSync();
+    const text = decoder.decode(out.stdout).trim();
+    return out.success && text ? `ps:${text}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `pid` is alive and still the incarnation recorded as `identity`. */
+export function sameProcessAlive(pid: number, identity: string | null): boolean {
+  if (!processAlive(pid)) return false;
+  if (identity === null) return true;
+  return processStartIdentity(pid) === identity;
+}
