@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-console
 /**
  * aiterm-mcp: the composition root. argv → subcommand; `serve` (the default) runs the MCP server on
  * stdio. stdout carries JSON-RPC only; everything else goes to stderr.
@@ -47,7 +48,12 @@ async function main(args: string[]): Promise<void> {
   if (!(sub in HELP)) fail(`unknown subcommand "${sub}"`);
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: { help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: sub === "hook" });
+    parsed = parseArgs({
+      args: rest,
+      options: { help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: sub === "hook",
+    });
   } catch (err) {
     fail((err as Error).message);
   }

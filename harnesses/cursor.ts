@@ -4,5 +4,9 @@ import type { HarnessAdapter } from "./types.ts";
 export const cursor: HarnessAdapter = {
   id: "cursor-cli",
   provider: "cursor",
-  binary: { envOverride: "CURSOR_AGENT_BIN", standardPaths: ["~/.local/bin/cursor-agent"], pathNames: ["cursor-agent"] },
+  binary: {
+    envOverride: "CURSOR_AGENT_BIN",
+    standardPaths: ["~/.local/bin/cursor-agent"],
+    pathNames: ["cursor-agent"],
+  },
 };

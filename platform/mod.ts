@@ -1,10 +1,13 @@
 /** The platform layer's way in: multiplexer selection, process facts, shell dialects, OS paths. */
 export type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
 export { createTmux, parseSessionList, parseTmuxVersion, TMUX_MIN_VERSION, tmuxInstallHint } from "./tmux.ts";
-export { processAlive, processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
+export { foregroundProcess, processAlive, processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
+export type { ForegroundProcess } from "./process.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
 export { outputSinkCommand, segmentIndex, segmentName } from "./output_sink.ts";
+export { COMMAND_END_MARK, integratedShell, PROMPT_MARK } from "./shell_integration.ts";
+export type { IntegratedShell } from "./shell_integration.ts";
 export { currentUid, defaultStateRoot } from "./paths.ts";
 export { findExecutable } from "./which.ts";
 
@@ -22,10 +25,19 @@ export interface SelectMultiplexerOptions {
 /** Picks the backend for this OS, once, at start-up. */
 export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexer {
   if (Deno.build.os === "windows") {
-    throw new AppError("TMUX_NOT_FOUND", "Cannot start a terminal: the psmux backend for native Windows is not built yet", {
-      suggestion: "run aiterm under WSL2 with tmux",
-    });
+    throw new AppError(
+      "TMUX_NOT_FOUND",
+      "Cannot start a terminal: the psmux backend for native Windows is not built yet",
+      {
+        suggestion: "run aiterm under WSL2 with tmux",
+      },
+    );
   }
   const bin = options.env?.AITERM_TMUX_BIN ?? Deno.env.get("AITERM_TMUX_BIN");
-  return createTmux({ socketPath: options.socketPath, scratchDir: options.scratchDir, ...(bin ? { bin } : {}), ...(options.env ? { env: options.env } : {}) });
+  return createTmux({
+    socketPath: options.socketPath,
+    scratchDir: options.scratchDir,
+    ...(bin ? { bin } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
 }

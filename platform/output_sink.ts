@@ -13,7 +13,9 @@ export const SEGMENT_SUFFIX_LEN = 6;
 
 /** A POSIX sh command line that appends stdin to segment files under `dir`, owner-only. */
 export function outputSinkCommand(dir: string, segmentBytes: number): string {
-  return `umask 077; exec split -a ${SEGMENT_SUFFIX_LEN} -b ${segmentBytes} - ${posixQuote(`${dir}/${SEGMENT_PREFIX}`)}`;
+  return `umask 077; exec split -a ${SEGMENT_SUFFIX_LEN} -b ${segmentBytes} - ${
+    posixQuote(`${dir}/${SEGMENT_PREFIX}`)
+  }`;
 }
 
 /** The index of a segment from its file name (`seg.aaaaab` → 1); null for other names. */

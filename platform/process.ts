@@ -99,3 +99,34 @@ export function sameProcessAlive(pid: number, identity: string | null): boolean 
   if (identity === null) return true;
   return processStartIdentity(pid) === identity;
 }
+
+/** The foreground process of a pane's terminal. */
+export interface ForegroundProcess {
+  pid: number;
+  /** Process name (comm). */
+  name: string;
+  /** Blocked in read() on stdin: an interactive program waiting for input. Null when unknown (non-Linux). */
+  readingInput: boolean | null;
+  /** Stopped by a signal (SIGSTOP/SIGTSTP). */
+  stopped: boolean;
+}
+
+const READ_SYSCALL: Record<string, number> = { x86_64: 0, aarch64: 63 };
+
+/** The foreground process group leader of the terminal that `panePid` runs on (Linux: /proc; else null). */
+export function foregroundProcess(panePid: number): ForegroundProcess | null {
+  if (Deno.build.os !== "linux") return null;
+  const pane = readProcStat(panePid);
+  if (!pane || pane.tpgid <= 0) return null;
+  const fg = readProcStat(pane.tpgid);
+  if (!fg) return null;
+  let readingInput: boolean | null = null;
+  try {
+    const sc = Deno.readTextFileSync(`/proc/${pane.tpgid}/syscall`).trim().split(/\s+/);
+    const nr = READ_SYSCALL[Deno.build.arch];
+    readingInput = nr !== undefined && Number(sc[0]) === nr && Number(sc[1]) === 0;
+  } catch {
+    readingInput = null;
+  }
+  return { pid: pane.tpgid, name: fg.comm, readingInput, stopped: fg.state === "T" || fg.state === "t" };
+}

@@ -56,7 +56,9 @@ const pwsh: ShellDialect = {
   scriptLine(script: string): string {
     // Raw LF would reach PSReadLine as separate Enter presses; a Base64 scriptblock, dot-sourced,
     // runs in the current scope as one line.
-    return `. ([ScriptBlock]::Create([Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('${base64Utf8(script)}'))))`;
+    return `. ([ScriptBlock]::Create([Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('${
+      base64Utf8(script)
+    }'))))`;
   },
   sentinelSuffix(nonce: string): string {
     return `; $__aiterm_ok = $?; $__aiterm_rc = $LASTEXITCODE; [Console]::Out.Write(("\`n__AITERM_{0}_{1}__\`n" -f ${

@@ -127,16 +127,21 @@ class Tmux implements Multiplexer {
     }
     const result = { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
     if (out.code !== 0 && !options.allowFail) {
-      throw new AppError("TMUX_COMMAND_FAILED", `Cannot run tmux ${args[0]}: ${result.stderr.trim() || `exit ${out.code}`}`, {
-        data: { subcommand: args[0], exit_code: out.code },
-      });
+      throw new AppError(
+        "TMUX_COMMAND_FAILED",
+        `Cannot run tmux ${args[0]}: ${result.stderr.trim() || `exit ${out.code}`}`,
+        {
+          data: { subcommand: args[0], exit_code: out.code },
+        },
+      );
     }
     return result;
   }
 
   async probeVersion(): Promise<string | null> {
     try {
-      const out = await new Deno.Command(this.#bin, { args: ["-V"], stdout: "piped", stderr: "null", stdin: "null" }).output();
+      const out = await new Deno.Command(this.#bin, { args: ["-V"], stdout: "piped", stderr: "null", stdin: "null" })
+        .output();
       if (!out.success) return null;
       return parseTmuxVersion(decoder.decode(out.stdout))?.raw ?? null;
     } catch {
@@ -172,10 +177,30 @@ class Tmux implements Multiplexer {
     const envArgs = Object.entries(spec.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
     // One invocation: the output pipe is attached before tmux reads the pane's first byte.
     await this.#run([
-      "new-session", "-d", "-s", spec.name, "-x", String(spec.width), "-y", String(spec.height),
-      "-c", spec.cwd, ...envArgs, "--", ...spec.argv,
-      ";", "set-option", "-t", exactTarget(spec.name), "history-limit", "50000",
-      ";", "pipe-pane", "-t", exactTarget(spec.name), spec.outputSink,
+      "new-session",
+      "-d",
+      "-s",
+      spec.name,
+      "-x",
+      String(spec.width),
+      "-y",
+      String(spec.height),
+      "-c",
+      spec.cwd,
+      ...envArgs,
+      "--",
+      ...spec.argv,
+      ";",
+      "set-option",
+      "-t",
+      exactTarget(spec.name),
+      "history-limit",
+      "50000",
+      ";",
+      "pipe-pane",
+      "-t",
+      exactTarget(spec.name),
+      spec.outputSink,
     ]);
   }
 
@@ -226,11 +251,23 @@ class Tmux implements Multiplexer {
         args.push("load-buffer", "-b", tag, file, ";", "paste-buffer", "-d", "-p", "-b", tag, "-t", target);
         if (options.exact) args.push("-r");
       } else {
-        chunks.forEach((chunk, i) => {
+        chunks.forEach((_chunk, i) => {
           const file = `${this.#scratch}/${tag}.${i}`;
           files.push(file);
           if (args.length) args.push(";");
-          args.push("load-buffer", "-b", `${tag}-${i}`, file, ";", "paste-buffer", "-d", "-b", `${tag}-${i}`, "-t", target);
+          args.push(
+            "load-buffer",
+            "-b",
+            `${tag}-${i}`,
+            file,
+            ";",
+            "paste-buffer",
+            "-d",
+            "-b",
+            `${tag}-${i}`,
+            "-t",
+            target,
+          );
           if (options.exact) args.push("-r");
         });
         await Promise.all(chunks.map((chunk, i) => writeOwnerOnly(files[i]!, chunk)));

@@ -84,7 +84,9 @@ export function createServer(deps: ToolDeps, tools: ToolDef[] = ALL_TOOLS): Inst
     const def = byName.get(request.params.name);
     if (!def) {
       return errorResult(
-        new AppError("TOOL_UNKNOWN", `Cannot call tool "${request.params.name}": no such tool`, { suggestion: "call tools/list" }),
+        new AppError("TOOL_UNKNOWN", `Cannot call tool "${request.params.name}": no such tool`, {
+          suggestion: "call tools/list",
+        }),
         request.params.name,
       );
     }
@@ -93,12 +95,21 @@ export function createServer(deps: ToolDeps, tools: ToolDef[] = ALL_TOOLS): Inst
       if (token === undefined) return;
       await extra.sendNotification({
         method: "notifications/progress",
-        params: { progressToken: token, progress: p, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+        params: {
+          progressToken: token,
+          progress: p,
+          ...(total !== undefined ? { total } : {}),
+          ...(message ? { message } : {}),
+        },
       }).catch(() => {});
     };
     const started = performance.now();
     const result = await callTool(def, request.params.arguments, deps, { progress, signal: extra.signal });
-    log("debug", "tool call", { tool: def.name, ms: Math.round(performance.now() - started), is_error: result.isError === true });
+    log("debug", "tool call", {
+      tool: def.name,
+      ms: Math.round(performance.now() - started),
+      is_error: result.isError === true,
+    });
     return result;
   });
   return server;

@@ -18,10 +18,15 @@ export class StateLayout {
     ensurePrivateDir(this.root);
     ensurePrivateDir(this.sessionsDir);
     ensurePrivateDir(this.scratchDir);
+    ensurePrivateDir(this.shellDir);
     if (new TextEncoder().encode(this.socketPath).length > SOCKET_PATH_MAX) {
-      throw new AppError("STATE_ROOT_INVALID", `Cannot place the tmux socket: its path is longer than ${SOCKET_PATH_MAX} bytes`, {
-        suggestion: "set AITERM_STATE_DIR (or XDG_STATE_HOME) to a shorter directory",
-      });
+      throw new AppError(
+        "STATE_ROOT_INVALID",
+        `Cannot place the tmux socket: its path is longer than ${SOCKET_PATH_MAX} bytes`,
+        {
+          suggestion: "set AITERM_STATE_DIR (or XDG_STATE_HOME) to a shorter directory",
+        },
+      );
     }
   }
 
@@ -30,6 +35,9 @@ export class StateLayout {
   }
   get sessionsDir(): string {
     return join(this.root, "sessions");
+  }
+  get shellDir(): string {
+    return join(this.root, "shell");
   }
   get scratchDir(): string {
     return join(this.root, "scratch");

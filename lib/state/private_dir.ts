@@ -12,13 +12,17 @@ export function ensurePrivateDir(path: string): void {
   try {
     Deno.mkdirSync(path, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new AppError("STATE_ROOT_INVALID", `Cannot create the state directory: ${(err as Error).message}`, { cause: err });
+    throw new AppError("STATE_ROOT_INVALID", `Cannot create the state directory: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   let st: Deno.FileInfo;
   try {
     st = Deno.lstatSync(path);
   } catch (err) {
-    throw new AppError("STATE_ROOT_INVALID", `Cannot inspect the state directory: ${(err as Error).message}`, { cause: err });
+    throw new AppError("STATE_ROOT_INVALID", `Cannot inspect the state directory: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (st.isSymlink || !st.isDirectory) {
     throw new AppError("STATE_ROOT_INVALID", "Cannot use the state directory: it is not a real directory", {

@@ -45,16 +45,24 @@ export async function withSendLock<T>(path: string, options: SendLockOptions, fn
     if (await createExclusiveJson(path, record)) break;
     const owner = await readJsonFile<LockRecord>(path).catch(() => null);
     if (owner && !sameProcessAlive(owner.pid, owner.identity)) {
-      throw new AppError("SEND_LOCK_STALE", `Cannot send to session "${options.sessionId}": a process that died (pid ${owner.pid}) left its send lock`, {
-        suggestion: "nothing was typed; call pty_close on the session and pty_open it again",
-        data: { owner_pid: owner.pid },
-      });
+      throw new AppError(
+        "SEND_LOCK_STALE",
+        `Cannot send to session "${options.sessionId}": a process that died (pid ${owner.pid}) left its send lock`,
+        {
+          suggestion: "nothing was typed; call pty_close on the session and pty_open it again",
+          data: { owner_pid: owner.pid },
+        },
+      );
     }
     if (Date.now() > deadline) {
-      throw new AppError("SEND_LOCK_BUSY", `Cannot send to session "${options.sessionId}": pid ${owner?.pid ?? "?"} is still sending to it`, {
-        suggestion: "nothing was typed; retry when that send has finished",
-        data: { owner_pid: owner?.pid ?? null },
-      });
+      throw new AppError(
+        "SEND_LOCK_BUSY",
+        `Cannot send to session "${options.sessionId}": pid ${owner?.pid ?? "?"} is still sending to it`,
+        {
+          suggestion: "nothing was typed; retry when that send has finished",
+          data: { owner_pid: owner?.pid ?? null },
+        },
+      );
     }
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 20);

@@ -17,6 +17,8 @@ export interface SessionMeta {
   cwd: string;
   /** Names (never values) of variables copied from the server's environment. */
   env_names: string[];
+  /** `osc133` when the shell prints command-end marks (bash, zsh); null otherwise. */
+  integration: "osc133" | null;
   /** Log segment size and how many segments are kept. */
   segment_bytes: number;
   keep_segments: number;

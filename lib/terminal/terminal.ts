@@ -3,17 +3,26 @@
  * each operation and the session's files; the multiplexer does the terminal work and the state
  * layout says where files live.
  */
-import { isAbsolute } from "node:path";
+import { dirname, isAbsolute } from "node:path";
 import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
-import { readJsonFile, StateLayout, writeJsonAtomic } from "../state/mod.ts";
-import { dialectById, dialectForShell, findExecutable, outputSinkCommand, posixQuote } from "../../platform/mod.ts";
+import { readJsonFile, StateLayout, writeFileAtomic, writeJsonAtomic } from "../state/mod.ts";
+import {
+  dialectById,
+  dialectForShell,
+  findExecutable,
+  integratedShell,
+  outputSinkCommand,
+  posixQuote,
+} from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import { INPUT_LIMIT_BYTES, utf8Chunks, utf8Length } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
-import { logExtent, pruneLog } from "./output_log.ts";
+import { watchLog } from "./log_watch.ts";
+import { logExtent, pruneLog, readLog } from "./output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
 import { readSendLock, withSendLock } from "./send_lock.ts";
+import type { LastSend } from "./last_send.ts";
 import { readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
 
 /** Dependencies of {@link Terminal}. */
@@ -43,6 +52,8 @@ export interface OpenResult {
   env_vars: string[];
   attach_command: string;
   log_cursor: number;
+  /** The shell printed its first prompt (integrated shells); null when aiterm cannot tell. */
+  shell_ready: boolean | null;
 }
 
 /** Input of {@link Terminal.send}. */
@@ -51,6 +62,8 @@ export interface SendInput {
   text: string;
   enter?: boolean | undefined;
   raw?: boolean | undefined;
+  /** Append an end sentinel with a per-send nonce and the exit status; a string picks the dialect of a nested shell. */
+  mark?: boolean | "posix" | "pwsh" | undefined;
 }
 
 /** Receipt of {@link Terminal.send}. */
@@ -63,6 +76,8 @@ export interface SendResult {
   removed_controls: number;
   /** Log offset just before this send: read from here to see what it caused. */
   log_cursor: number;
+  /** Whether an end sentinel was appended (pty_read wait:true then completes on it). */
+  marked: boolean;
 }
 
 /** One row of {@link Terminal.list}. */
@@ -77,7 +92,6 @@ export interface SessionRow {
   created_at: string | null;
 }
 
-const AUTO_NAME = /^t(\d+)$/;
 const DEFAULT_SEGMENT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_KEEP_SEGMENTS = 8;
 
@@ -126,7 +140,9 @@ export class Terminal {
     }
     const cwd = input.cwd ?? this.#defaultCwd;
     if (!isAbsolute(cwd)) {
-      throw new AppError("INVALID_ARGUMENT", `Cannot open a session: cwd "${cwd}" is not an absolute path`, { data: { field: "cwd" } });
+      throw new AppError("INVALID_ARGUMENT", `Cannot open a session: cwd "${cwd}" is not an absolute path`, {
+        data: { field: "cwd" },
+      });
     }
     const cwdInfo = await Deno.stat(cwd).catch(() => null);
     if (!cwdInfo?.isDirectory) {
@@ -137,15 +153,20 @@ export class Terminal {
     for (const name of envNames) {
       const value = this.#env[name];
       if (value === undefined) {
-        throw new AppError("ENV_VAR_UNSET", `Cannot open a session: environment variable ${name} is not set in the server`, {
-          data: { name },
-        });
+        throw new AppError(
+          "ENV_VAR_UNSET",
+          `Cannot open a session: environment variable ${name} is not set in the server`,
+          {
+            data: { name },
+          },
+        );
       }
       env[name] = value;
     }
     const id = await this.#claimName(input.name ?? null);
     env.AITERM_SESSION_ID = id;
     const dialect = dialectForShell(shellPath);
+    const integration = integratedShell(shellPath, this.#layout.shellDir, this.#env);
     const meta: SessionMeta = {
       schema: "aiterm.session.v1",
       id,
@@ -155,17 +176,24 @@ export class Terminal {
       dialect: dialect?.id ?? null,
       cwd,
       env_names: envNames,
+      integration: integration ? "osc133" : null,
       segment_bytes: positiveInt(this.#env.AITERM_LOG_SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
       keep_segments: positiveInt(this.#env.AITERM_LOG_KEEP_SEGMENTS, DEFAULT_KEEP_SEGMENTS),
     };
     try {
       await Deno.mkdir(this.#layout.sessionLogDir(id), { mode: 0o700 });
       await writeMeta(this.#layout.sessionMeta(id), meta);
+      if (integration) {
+        for (const [path, content] of Object.entries(integration.files)) {
+          await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+          await writeFileAtomic(path, content);
+        }
+      }
       await this.#mux.newSession({
         name: id,
         cwd,
-        argv: shellArgv(shellPath, dialect?.id ?? null),
-        env,
+        argv: integration?.argv ?? shellArgv(shellPath, dialect?.id ?? null),
+        env: { ...(integration?.env ?? {}), ...env },
         width: 200,
         height: 50,
         outputSink: outputSinkCommand(this.#layout.sessionLogDir(id), meta.segment_bytes),
@@ -174,7 +202,8 @@ export class Terminal {
       await Deno.remove(this.#layout.sessionDir(id), { recursive: true }).catch(() => {});
       throw err;
     }
-    log("info", "session opened", { session_id: id, dialect: meta.dialect });
+    const shellReady = integration ? await this.#waitFirstPrompt(meta) : null;
+    log("info", "session opened", { session_id: id, dialect: meta.dialect, shell_ready: shellReady });
     return {
       session_id: id,
       shell: shellName,
@@ -182,8 +211,28 @@ export class Terminal {
       cwd,
       env_vars: envNames,
       attach_command: this.attachCommand(id),
-      log_cursor: 0,
+      log_cursor: (await logExtent(this.#layout.sessionLogDir(id), meta.segment_bytes)).end,
+      shell_ready: shellReady,
     };
+  }
+
+  /** Waits (bounded) until an integrated shell prints its first prompt mark, so a first send is not typed ahead. */
+  async #waitFirstPrompt(meta: SessionMeta): Promise<boolean> {
+    const dir = this.#layout.sessionLogDir(meta.id);
+    const limit = positiveInt(this.#env.AITERM_SHELL_READY_TIMEOUT_MS, 15_000);
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), limit);
+    using waker = watchLog(dir, 100, ac.signal);
+    try {
+      for (;;) {
+        const slice = await readLog(dir, meta.segment_bytes, 0, 1 << 20);
+        if (new TextDecoder().decode(slice.bytes).includes("\x1b]133;A\x07")) return true;
+        if (!(await this.#mux.paneInfo(meta.id))) return false;
+        if ((await waker.next()) === "aborted") return false;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Claims a session directory: the exclusive mkdir is what makes a name ours. */
@@ -191,14 +240,22 @@ export class Terminal {
     const live = new Set((await this.#mux.listSessions()).map((s) => s.name));
     if (explicit !== null) {
       if (!SESSION_ID_PATTERN.test(explicit)) {
-        throw new AppError("INVALID_ARGUMENT", `Cannot open a session: name "${explicit}" must match ${SESSION_ID_PATTERN.source}`, {
-          data: { field: "name" },
-        });
+        throw new AppError(
+          "INVALID_ARGUMENT",
+          `Cannot open a session: name "${explicit}" must match ${SESSION_ID_PATTERN.source}`,
+          {
+            data: { field: "name" },
+          },
+        );
       }
       if (live.has(explicit) || !(await this.#mkdirExclusive(explicit))) {
-        throw new AppError("SESSION_EXISTS", `Cannot open session "${explicit}": a session with that name already exists`, {
-          suggestion: "pick another name, or pty_close it first",
-        });
+        throw new AppError(
+          "SESSION_EXISTS",
+          `Cannot open session "${explicit}": a session with that name already exists`,
+          {
+            suggestion: "pick another name, or pty_close it first",
+          },
+        );
       }
       return explicit;
     }
@@ -224,7 +281,9 @@ export class Terminal {
   /** The meta of a session aiterm opened, with whether it is still running. */
   async describe(id: string): Promise<{ meta: SessionMeta | null; live: MuxSession | null }> {
     if (!SESSION_ID_PATTERN.test(id)) {
-      throw new AppError("INVALID_ARGUMENT", `Session id "${id}" must match ${SESSION_ID_PATTERN.source}`, { data: { field: "session_id" } });
+      throw new AppError("INVALID_ARGUMENT", `Session id "${id}" must match ${SESSION_ID_PATTERN.source}`, {
+        data: { field: "session_id" },
+      });
     }
     const [meta, sessions] = await Promise.all([readMeta(this.#layout.sessionMeta(id)), this.#mux.listSessions()]);
     return { meta, live: sessions.find((s) => s.name === id) ?? null };
@@ -232,7 +291,9 @@ export class Terminal {
 
   async #requireLive(id: string, action: string): Promise<{ meta: SessionMeta | null; live: MuxSession }> {
     if (!SESSION_ID_PATTERN.test(id)) {
-      throw new AppError("INVALID_ARGUMENT", `Session id "${id}" must match ${SESSION_ID_PATTERN.source}`, { data: { field: "session_id" } });
+      throw new AppError("INVALID_ARGUMENT", `Session id "${id}" must match ${SESSION_ID_PATTERN.source}`, {
+        data: { field: "session_id" },
+      });
     }
     const [meta, live] = await Promise.all([readMeta(this.#layout.sessionMeta(id)), this.#mux.paneInfo(id)]);
     if (!live || live.paneDead) {
@@ -241,7 +302,9 @@ export class Terminal {
           suggestion: "its log is still readable with pty_read; pty_close it when done",
         });
       }
-      throw new AppError("SESSION_NOT_FOUND", `Cannot ${action} session "${id}": no such session`, { suggestion: "call pty_list" });
+      throw new AppError("SESSION_NOT_FOUND", `Cannot ${action} session "${id}": no such session`, {
+        suggestion: "call pty_list",
+      });
     }
     if (!meta) {
       // A session a person made on our socket: give it a directory for its send lock.
@@ -263,37 +326,92 @@ export class Terminal {
   async send(input: SendInput): Promise<SendResult> {
     const raw = input.raw ?? false;
     const enter = input.enter ?? true;
+    const mark = input.mark ?? false;
+    if (mark !== false && (raw || !enter)) {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "Cannot mark a send that is raw or has enter=false: the sentinel must run as a command",
+        {
+          data: { field: "mark" },
+          suggestion: "nothing was typed",
+        },
+      );
+    }
     const { text, removed } = raw ? { text: input.text, removed: 0 } : sanitizeInput(input.text);
     const size = utf8Length(text);
     if (size > INPUT_LIMIT_BYTES) {
-      throw new AppError("INPUT_TOO_LARGE", `Cannot send ${size} bytes: the limit is ${INPUT_LIMIT_BYTES} bytes of UTF-8`, {
-        suggestion: "nothing was typed; split the text or write it to a file first",
-        data: { limit_bytes: INPUT_LIMIT_BYTES, size_bytes: size },
-      });
+      throw new AppError(
+        "INPUT_TOO_LARGE",
+        `Cannot send ${size} bytes: the limit is ${INPUT_LIMIT_BYTES} bytes of UTF-8`,
+        {
+          suggestion: "nothing was typed; split the text or write it to a file first",
+          data: { limit_bytes: INPUT_LIMIT_BYTES, size_bytes: size },
+        },
+      );
     }
     await this.#ensureLockDir(input.session_id, "send to");
-    return await withSendLock(this.#layout.sessionSendLock(input.session_id), { sessionId: input.session_id }, async () => {
-      // Re-read under the lock: the foreground may have changed while we waited.
-      const { meta, live } = await this.#requireLive(input.session_id, "send to");
-      const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
-      let payload = text;
-      let mode: SendResult["mode"] = raw ? "raw" : "typed";
-      const fgDialect = dialectForShell(live.currentCommand);
-      const body = text.replace(/\n+$/, "");
-      if (!raw && meta?.dialect && fgDialect?.id === meta.dialect && body.includes("\n")) {
-        payload = dialectById(meta.dialect).scriptLine(body);
-        mode = "script";
-      } else if (!raw && mode === "typed" && enter && text.endsWith("\n")) {
-        payload = body;
-      }
-      await this.#mux.pasteText(input.session_id, utf8Chunks(payload), { exact: raw, keysAfter: enter ? ["Enter"] : [] });
-      await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), {
-        text: body.slice(0, 4096),
-        at: new Date().toISOString(),
-        cursor,
-      }).catch(() => {});
-      return { session_id: input.session_id, mode, bytes: size, enter, removed_controls: removed, log_cursor: cursor };
-    });
+    return await withSendLock(
+      this.#layout.sessionSendLock(input.session_id),
+      { sessionId: input.session_id },
+      async () => {
+        // Re-read under the lock: the foreground may have changed while we waited.
+        const { meta, live } = await this.#requireLive(input.session_id, "send to");
+        const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
+        const fgDialect = dialectForShell(live.currentCommand);
+        const atOwnShell = meta?.dialect != null && fgDialect?.id === meta.dialect;
+        const body = text.replace(/\n+$/, "");
+        let payload = text;
+        let mode: SendResult["mode"] = raw ? "raw" : "typed";
+        let nonce: string | null = null;
+        let markDialect: "posix" | "pwsh" | null = null;
+        let suffix: string | null = null;
+        if (mark !== false) {
+          markDialect = typeof mark === "string" ? mark : (atOwnShell ? meta?.dialect : fgDialect?.id) ?? "posix";
+          if (typeof mark !== "string" && !fgDialect && /^(fish|csh|tcsh|nu|elvish|xonsh)$/.test(live.currentCommand)) {
+            throw new AppError(
+              "INVALID_ARGUMENT",
+              `Cannot mark a send to ${live.currentCommand}: sentinels need a POSIX shell or PowerShell`,
+              {
+                data: { field: "mark" },
+                suggestion: "nothing was typed; use until instead",
+              },
+            );
+          }
+          const dialect = dialectById(markDialect ?? "posix");
+          nonce = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+          suffix = dialect.sentinelSuffix(nonce);
+          payload = (body.includes("\n") ? dialect.scriptLine(body) : body) + suffix;
+          mode = body.includes("\n") ? "script" : "typed";
+        } else if (!raw && atOwnShell && body.includes("\n")) {
+          payload = dialectById(meta!.dialect!).scriptLine(body);
+          mode = "script";
+        } else if (!raw && enter && text.endsWith("\n")) {
+          payload = body;
+        }
+        await this.#mux.pasteText(input.session_id, utf8Chunks(payload), {
+          exact: raw,
+          keysAfter: enter ? ["Enter"] : [],
+        });
+        const last: LastSend = {
+          text: body.slice(0, 4096),
+          at: new Date().toISOString(),
+          cursor,
+          nonce,
+          mark_dialect: markDialect,
+          mark_suffix: suffix,
+        };
+        await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), last).catch(() => {});
+        return {
+          session_id: input.session_id,
+          mode,
+          bytes: size,
+          enter,
+          removed_controls: removed,
+          log_cursor: cursor,
+          marked: nonce !== null,
+        };
+      },
+    );
   }
 
   /**
@@ -379,9 +497,9 @@ export class Terminal {
     await pruneLog(this.#layout.sessionLogDir(meta.id), meta.segment_bytes, meta.keep_segments);
   }
 
-  /** The last command text sent to a session, if any. */
-  async lastCommand(id: string): Promise<{ text: string; cursor: number } | null> {
-    return await readJsonFile<{ text: string; cursor: number }>(this.#layout.sessionLastCommand(id)).catch(() => null);
+  /** The last send to a session, if any. */
+  async lastSend(id: string): Promise<LastSend | null> {
+    return await readJsonFile<LastSend>(this.#layout.sessionLastCommand(id)).catch(() => null);
   }
 }
 

@@ -27,32 +27,39 @@ Deno.test("tools/list offers every tool with described input and output schemas"
   }
 });
 
-Deno.test("pty_open names sessions t1, t2, refuses a taken or malformed name, and injects AITERM_SESSION_ID", opts, async () => {
-  await using t = await makeTestEnv({ AITERM_TEST_SECRET: "s3cr3t-value" });
-  await using c = await connect(t.env);
-  const a = await c.ok<{ session_id: string; attach_command: string }>("pty_open", { cwd: t.root });
-  const b = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  assertEquals([a.session_id, b.session_id], ["t1", "t2"]);
-  assertStringIncludes(a.attach_command, t.socketPath);
-  assertStringIncludes(a.attach_command, "attach");
-  const named = await c.ok<{ session_id: string; env_vars: string[] }>("pty_open", {
-    name: "work_1",
-    cwd: t.root,
-    env_vars: ["AITERM_TEST_SECRET"],
-  });
-  assertEquals(named.session_id, "work_1");
-  assert(!JSON.stringify(named).includes("s3cr3t-value"), "an env value leaked into the receipt");
-  const dup = await c.err("pty_open", { name: "work_1" });
-  assertEquals(dup.code, "SESSION_EXISTS");
-  assertMatch(dup.text, /^SESSION_EXISTS: /);
-  assertEquals((await c.err("pty_open", { name: "bad name!" })).code, "INVALID_ARGUMENT");
-  assertEquals((await c.err("pty_open", { cwd: "relative/dir" })).code, "INVALID_ARGUMENT");
-  assertEquals((await c.err("pty_open", { cwd: `${t.root}/missing` })).code, "CWD_NOT_FOUND");
-  assertEquals((await c.err("pty_open", { env_vars: ["AITERM_NOT_SET_ANYWHERE"] })).code, "ENV_VAR_UNSET");
-  assertEquals((await c.err("pty_open", { shell: "no-such-shell-xyz" })).code, "SHELL_NOT_FOUND");
-  await c.ok("pty_send", { session_id: "work_1", text: `echo "$AITERM_SESSION_ID:$AITERM_TEST_SECRET" > ${t.root}/env.txt` });
-  assertEquals(await eventually(() => fileText(`${t.root}/env.txt`), 10_000, "env.txt"), "work_1:s3cr3t-value\n");
-});
+Deno.test(
+  "pty_open names sessions t1, t2, refuses a taken or malformed name, and injects AITERM_SESSION_ID",
+  opts,
+  async () => {
+    await using t = await makeTestEnv({ AITERM_TEST_SECRET: "s3cr3t-value" });
+    await using c = await connect(t.env);
+    const a = await c.ok<{ session_id: string; attach_command: string }>("pty_open", { cwd: t.root });
+    const b = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+    assertEquals([a.session_id, b.session_id], ["t1", "t2"]);
+    assertStringIncludes(a.attach_command, t.socketPath);
+    assertStringIncludes(a.attach_command, "attach");
+    const named = await c.ok<{ session_id: string; env_vars: string[] }>("pty_open", {
+      name: "work_1",
+      cwd: t.root,
+      env_vars: ["AITERM_TEST_SECRET"],
+    });
+    assertEquals(named.session_id, "work_1");
+    assert(!JSON.stringify(named).includes("s3cr3t-value"), "an env value leaked into the receipt");
+    const dup = await c.err("pty_open", { name: "work_1" });
+    assertEquals(dup.code, "SESSION_EXISTS");
+    assertMatch(dup.text, /^SESSION_EXISTS: /);
+    assertEquals((await c.err("pty_open", { name: "bad name!" })).code, "INVALID_ARGUMENT");
+    assertEquals((await c.err("pty_open", { cwd: "relative/dir" })).code, "INVALID_ARGUMENT");
+    assertEquals((await c.err("pty_open", { cwd: `${t.root}/missing` })).code, "CWD_NOT_FOUND");
+    assertEquals((await c.err("pty_open", { env_vars: ["AITERM_NOT_SET_ANYWHERE"] })).code, "ENV_VAR_UNSET");
+    assertEquals((await c.err("pty_open", { shell: "no-such-shell-xyz" })).code, "SHELL_NOT_FOUND");
+    await c.ok("pty_send", {
+      session_id: "work_1",
+      text: `echo "$AITERM_SESSION_ID:$AITERM_TEST_SECRET" > ${t.root}/env.txt`,
+    });
+    assertEquals(await eventually(() => fileText(`${t.root}/env.txt`), 10_000, "env.txt"), "work_1:s3cr3t-value\n");
+  },
+);
 
 Deno.test("a multi-line script runs in the current shell: heredoc, variables across lines, cd", opts, async () => {
   await using t = await makeTestEnv();
@@ -72,7 +79,10 @@ Deno.test("a multi-line script runs in the current shell: heredoc, variables acr
   const out = await eventually(() => fileText(`${t.root}/out.txt`).then((s) => s?.includes("line 1\n") ? s : null));
   assertEquals(out, "$GREETING stays literal in a quoted heredoc\nhello from line 1\n");
   await c.ok("pty_send", { session_id, text: `pwd > ${t.root}/pwd.txt; echo "$GREETING" >> ${t.root}/pwd.txt` });
-  assertEquals(await eventually(() => fileText(`${t.root}/pwd.txt`).then((s) => s?.includes("\nhello") ? s : null)), `${t.root}/sub\nhello from line 1\n`);
+  assertEquals(
+    await eventually(() => fileText(`${t.root}/pwd.txt`).then((s) => s?.includes("\nhello") ? s : null)),
+    `${t.root}/sub\nhello from line 1\n`,
+  );
 });
 
 Deno.test("two server processes sending 6,000 characters each never interleave", opts, async () => {
@@ -94,7 +104,9 @@ Deno.test("two server processes sending 6,000 characters each never interleave",
   );
   const lines = text.split("\n").filter(Boolean);
   assertEquals(lines.length, 6);
-  for (const l of lines) assert(l === "A".repeat(6000) || l === "B".repeat(6000), `interleaved line of length ${l.length}`);
+  for (const l of lines) {
+    assert(l === "A".repeat(6000) || l === "B".repeat(6000), `interleaved line of length ${l.length}`);
+  }
 });
 
 Deno.test("a 70 KiB send is refused with INPUT_TOO_LARGE and the pane shows nothing new", opts, async () => {
@@ -118,9 +130,17 @@ Deno.test("raw:true delivers the bytes exactly; sanitising removes controls othe
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
   const payload = "a\x01b\x1b[31mc\td\re\x7f\u00e9\u6f22\u{1f600}\n";
   const size = new TextEncoder().encode(payload).length;
-  await c.ok("pty_send", { session_id, text: `stty raw -echo; head -c ${size} > raw.bin; stty sane; echo done > raw.done` });
+  await c.ok("pty_send", {
+    session_id,
+    text: `stty raw -echo; head -c ${size} > raw.bin; stty sane; echo done > raw.done`,
+  });
   await new Promise((r) => setTimeout(r, 300));
-  const sent = await c.ok<{ mode: string; bytes: number }>("pty_send", { session_id, text: payload, raw: true, enter: false });
+  const sent = await c.ok<{ mode: string; bytes: number }>("pty_send", {
+    session_id,
+    text: payload,
+    raw: true,
+    enter: false,
+  });
   assertEquals(sent.mode, "raw");
   await eventually(() => fileText(`${t.root}/raw.done`));
   assertEquals(await Deno.readFile(`${t.root}/raw.bin`), new TextEncoder().encode(payload));
@@ -137,10 +157,14 @@ Deno.test("pty_key presses named keys and refuses unknown names without typing t
   await using c = await connect(t.env);
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
   await c.ok("pty_send", { session_id, text: `sleep 30; echo finished > ${t.root}/sleep.txt` });
-  await eventually(async () => (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_current_command}")).stdout.trim() === "sleep");
+  await eventually(async () =>
+    (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_current_command}")).stdout.trim() === "sleep"
+  );
   const k = await c.ok<{ key: string }>("pty_key", { session_id, key: "ctrl-c" });
   assertEquals(k.key, "C-c");
-  await eventually(async () => (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_current_command}")).stdout.trim() === "bash");
+  await eventually(async () =>
+    (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_current_command}")).stdout.trim() === "bash"
+  );
   assertEquals(await fileText(`${t.root}/sleep.txt`), null);
   const before = (await t.tmux("capture-pane", "-p", "-t", `=${session_id}:`)).stdout;
   const e = await c.err("pty_key", { session_id, key: "Hyper-Q" });
@@ -172,7 +196,9 @@ Deno.test("pty_list shows ai and human sessions and ended ones; diagnostics repo
   const human = await t.tmux("new-session", "-d", "-s", "person", "sh");
   assertEquals(human.code, 0, human.stderr);
   const rows = await eventually(async () => {
-    const l = await c.ok<{ sessions: { session_id: string; origin: string; state: string; width: number | null }[] }>("pty_list");
+    const l = await c.ok<{ sessions: { session_id: string; origin: string; state: string; width: number | null }[] }>(
+      "pty_list",
+    );
     return l.sessions.find((s) => s.session_id === "shortlived")?.state === "ended" ? l.sessions : null;
   });
   const by = Object.fromEntries(rows.map((r) => [r.session_id, r]));
@@ -182,7 +208,9 @@ Deno.test("pty_list shows ai and human sessions and ended ones; diagnostics repo
   assertEquals(by.person?.origin, "human");
   assertEquals(by.shortlived?.state, "ended");
   assertEquals((await c.err("pty_send", { session_id: "shortlived", text: "echo" })).code, "SESSION_ENDED");
-  const d = await c.ok<{ overall: string; multiplexer: { found: boolean; supported: boolean }; sessions: { count: number } }>("diagnostics");
+  const d = await c.ok<
+    { overall: string; multiplexer: { found: boolean; supported: boolean }; sessions: { count: number } }
+  >("diagnostics");
   assertEquals(d.overall, "ready");
   assert(d.multiplexer.supported);
   assertEquals(d.sessions.count, 2);

@@ -25,7 +25,9 @@ export function assert(cond: unknown, msg = "assertion failed"): asserts cond {
 
 /** Fails unless the values are deeply equal. */
 export function assertEquals<T>(actual: T, expected: T, msg?: string): void {
-  if (!equal(actual, expected)) throw new Error(`${msg ? msg + ": " : ""}expected ${show(expected)}, got ${show(actual)}`);
+  if (!equal(actual, expected)) {
+    throw new Error(`${msg ? msg + ": " : ""}expected ${show(expected)}, got ${show(actual)}`);
+  }
 }
 
 /** Fails unless `text` contains `part`. */

@@ -40,7 +40,13 @@ export async function makeTestEnv(extra: Record<string, string> = {}): Promise<T
   const socketPath = `${stateDir}/tmux.sock`;
   const decoder = new TextDecoder();
   const tmux = async (...args: string[]) => {
-    const out = await new Deno.Command("tmux", { args: ["-S", socketPath, "-f", "/dev/null", ...args], env, clearEnv: true, stdout: "piped", stderr: "piped" }).output();
+    const out = await new Deno.Command("tmux", {
+      args: ["-S", socketPath, "-f", "/dev/null", ...args],
+      env,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
     return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
   };
   return {
@@ -58,7 +64,11 @@ export async function makeTestEnv(extra: Record<string, string> = {}): Promise<T
 }
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes (tests only). */
-export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, label = "condition"): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+  label = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
   for (;;) {

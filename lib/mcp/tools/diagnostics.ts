@@ -19,13 +19,19 @@ export const diagnostics = defineTool({
       supported: z.boolean().describe("found and at least the minimum"),
     }).strict(),
     state_root: z.object({
-      status: z.enum(["ready", "absent", "invalid"]).describe("ready = private directory we own; absent = created on first use"),
+      status: z.enum(["ready", "absent", "invalid"]).describe(
+        "ready = private directory we own; absent = created on first use",
+      ),
     }).strict(),
-    sessions: z.object({ count: z.number().int().nullable().describe("Sessions on the private server; null if unreadable") }).strict(),
-    harnesses: z.array(z.object({
-      harness: z.string().describe("Harness id"),
-      resolvable: z.boolean().describe("Its CLI binary was found (env override, standard path or PATH)"),
-    }).strict()).describe("Coding-agent CLIs"),
+    sessions: z.object({
+      count: z.number().int().nullable().describe("Sessions on the private server; null if unreadable"),
+    }).strict(),
+    harnesses: z.array(
+      z.object({
+        harness: z.string().describe("Harness id"),
+        resolvable: z.boolean().describe("Its CLI binary was found (env override, standard path or PATH)"),
+      }).strict(),
+    ).describe("Coding-agent CLIs"),
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {

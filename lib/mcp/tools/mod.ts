@@ -5,6 +5,15 @@ import { ptyClose } from "./pty_close.ts";
 import { ptyKey } from "./pty_key.ts";
 import { ptyList } from "./pty_list.ts";
 import { ptyOpen } from "./pty_open.ts";
+import { ptyRead } from "./pty_read.ts";
 import { ptySend } from "./pty_send.ts";
 
-export const ALL_TOOLS: ToolDef[] = [diagnostics, ptyOpen, ptySend, ptyKey, ptyClose, ptyList] as unknown as ToolDef[];
+export const ALL_TOOLS: ToolDef[] = [
+  diagnostics,
+  ptyOpen,
+  ptySend,
+  ptyRead,
+  ptyKey,
+  ptyClose,
+  ptyList,
+] as unknown as ToolDef[];

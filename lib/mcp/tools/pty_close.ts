@@ -4,11 +4,14 @@ import { defineTool, SessionIdSchema } from "../tool.ts";
 export const ptyClose = defineTool({
   name: "pty_close",
   title: "Close a terminal",
-  description: "Close a session: end its processes and remove its files (log, cursor, lock). Safe to repeat: a second call says already_closed.",
+  description:
+    "Close a session: end its processes and remove its files (log, cursor, lock). Safe to repeat: a second call says already_closed.",
   input: z.object({ session_id: SessionIdSchema }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
-    outcome: z.enum(["closed", "already_closed"]).describe("closed = this call closed it; already_closed = nothing was left"),
+    outcome: z.enum(["closed", "already_closed"]).describe(
+      "closed = this call closed it; already_closed = nothing was left",
+    ),
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: (input, deps) => deps.terminal.close(input.session_id),

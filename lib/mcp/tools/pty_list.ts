@@ -9,22 +9,31 @@ export const ptyList = defineTool({
   input: z.object({}).strict(),
   output: z.object({
     observed_at: z.string().describe("ISO time of the listing"),
-    sessions: z.array(z.object({
-      session_id: z.string().describe("Session id"),
-      state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log remains until pty_close"),
-      origin: z.enum(["ai", "human"]).describe("ai = opened through aiterm; human = made by a person on the socket"),
-      current_command: z.string().nullable().describe("Name of the foreground process"),
-      attached: z.boolean().describe("A human client is attached"),
-      width: z.number().int().nullable().describe("Columns"),
-      height: z.number().int().nullable().describe("Rows"),
-      created_at: z.string().nullable().describe("ISO creation time"),
-    }).strict()).describe("One row per session"),
+    sessions: z.array(
+      z.object({
+        session_id: z.string().describe("Session id"),
+        state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log remains until pty_close"),
+        origin: z.enum(["ai", "human"]).describe("ai = opened through aiterm; human = made by a person on the socket"),
+        current_command: z.string().nullable().describe("Name of the foreground process"),
+        attached: z.boolean().describe("A human client is attached"),
+        width: z.number().int().nullable().describe("Columns"),
+        height: z.number().int().nullable().describe("Rows"),
+        created_at: z.string().nullable().describe("ISO creation time"),
+      }).strict(),
+    ).describe("One row per session"),
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => ({ observed_at: new Date().toISOString(), sessions: await deps.terminal.list() }),
   text: (out) =>
     out.sessions.length === 0 ? "(no sessions)" : out.sessions.map((s) =>
-      [s.session_id, s.state, s.current_command ?? "-", s.attached ? "attached" : "detached", s.width ? `${s.width}x${s.height}` : "-", s.origin]
+      [
+        s.session_id,
+        s.state,
+        s.current_command ?? "-",
+        s.attached ? "attached" : "detached",
+        s.width ? `${s.width}x${s.height}` : "-",
+        s.origin,
+      ]
         .join("\t")
     ).join("\n"),
 });

@@ -19,11 +19,16 @@ export const ptyOpen = defineTool({
   output: z.object({
     session_id: z.string().describe("The new session's id"),
     shell: z.string().describe("The shell as requested or defaulted"),
-    dialect: z.enum(["posix", "pwsh"]).nullable().describe("How multi-line text is wrapped for this shell; null = typed as is"),
+    dialect: z.enum(["posix", "pwsh"]).nullable().describe(
+      "How multi-line text is wrapped for this shell; null = typed as is",
+    ),
     cwd: z.string().describe("The working directory the shell started in"),
     env_vars: z.array(z.string()).describe("Variable names copied into the session (AITERM_SESSION_ID is always set)"),
     attach_command: z.string().describe("Run this in a terminal to attach and watch (detach with C-b d)"),
-    log_cursor: z.number().int().describe("Byte cursor of the session's output log at open (always 0)"),
+    log_cursor: z.number().int().describe("Byte cursor of the session's output log when the receipt was made"),
+    shell_ready: z.boolean().nullable().describe(
+      "The shell printed its first prompt (bash/zsh with integration); null = cannot tell",
+    ),
   }).strict(),
   annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: (input, deps) => deps.terminal.open(input),

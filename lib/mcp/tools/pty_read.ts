@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { formatRead, readSession } from "../../terminal/mod.ts";
+import { defineTool, SessionIdSchema } from "../tool.ts";
+
+const VIA = ["exit", "closed", "sentinel", "until", "shell_integration", "quiescent", "nested", "timeout"] as const;
+
+export const ptyRead = defineTool({
+  name: "pty_read",
+  title: "Read a terminal",
+  description:
+    'Read what a session printed since your last read, reduced to what matters (control codes stripped, repeats and blank runs collapsed, long output folded to head+tail, test/build/git/grep/install output summarised with every failure and error kept). wait:true first waits until the last command finishes and says how it knows (via: exit, sentinel, until, shell_integration, quiescent; nested or timeout when not complete). screen:true shows the rendered screen (for full-screen programs). full:true or line_range:"A:B" give exact lines; raw:true the unreduced text; cursor reads from a byte offset without moving your default cursor.',
+  input: z.object({
+    session_id: SessionIdSchema,
+    wait: z.boolean().default(false).describe("Wait for the last command to complete before reading"),
+    until: z.string().min(1).nullish().describe("Wait until this text appears in new output (implies wait)"),
+    until_regex: z.boolean().default(false).describe("Treat until as a JavaScript regular expression"),
+    timeout: z.number().min(0).default(10).describe("Seconds to wait at most (capped at 600)"),
+    screen: z.boolean().default(false).describe("Return the rendered visible screen instead of the log"),
+    full: z.boolean().default(false).describe("No folding: the whole retained log, or from cursor when given"),
+    lines: z.number().int().positive().nullish().describe("Only the last N lines (with screen: N lines of scrollback)"),
+    line_range: z.string().nullish().describe(
+      'Exact lines "A:B" of the retained log, 1-based inclusive; "A:" to the end',
+    ),
+    raw: z.boolean().default(false).describe("Return the text unreduced (control sequences kept)"),
+    cursor: z.number().int().min(0).nullish().describe("Read from this byte offset; your default cursor is not moved"),
+  }).strict(),
+  output: z.object({
+    session_id: z.string().describe("The session"),
+    state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log stays readable until pty_close"),
+    view: z.enum(["log", "screen", "full", "line_range"]).describe("What was read"),
+    text: z.string().describe("The (reduced) output"),
+    meta: z.string().nullable().describe("Lines and estimated tokens shown versus raw"),
+    reducer: z.string().nullable().describe("Which reduction was applied (generic or a command-specific one)"),
+    cursor: z.number().int().nullable().describe("Byte offset the text starts at"),
+    next_cursor: z.number().int().nullable().describe("Byte offset to continue from"),
+    end: z.number().int().nullable().describe("Byte offset of the end of the log"),
+    has_more: z.boolean().describe("More output follows next_cursor (page with cursor)"),
+    truncated: z.boolean().describe("Part of what was asked for had been rotated out of the log"),
+    is_complete: z.boolean().nullable().describe("Whether the last command finished (null when not waiting)"),
+    via: z.enum(VIA).nullable().describe("How completion was decided"),
+    exit_status: z.number().int().nullable().describe("Exit status when the evidence carries one"),
+    waited_ms: z.number().int().nullable().describe("How long the wait took"),
+    timeout_used: z.number().nullable().describe("The timeout applied, in seconds, after capping"),
+    hint: z.string().nullable().describe("What to do when not complete"),
+  }).strict(),
+  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  handler: (input, deps, ctx) =>
+    readSession(
+      deps.terminal,
+      input,
+      (ms, total) => ctx.progress(ms, total, "waiting for the command to finish"),
+      ctx.signal,
+    ),
+  text: formatRead,
+});

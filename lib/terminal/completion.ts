@@ -1,0 +1,253 @@
+/**
+ * Deciding when a command has finished, and saying how. Evidence, strongest first:
+ * closed/exit (the pane or its shell ended) → sentinel (a marked send's nonce line) → until (a
+ * literal or regex in new output) → shell_integration (the shell's command-end mark after the last
+ * send) → quiescent (output stopped and the session's own shell is in the foreground) → nested (a
+ * program other than the shell waits for input; not complete) → timeout. A requested sentinel or
+ * `until` is never overridden by quiescence or a command-end mark.
+ */
+import { COMMAND_END_MARK, dialectById, dialectForShell, foregroundProcess } from "../../platform/mod.ts";
+import type { Multiplexer } from "../../platform/mod.ts";
+import type { LastSend } from "./last_send.ts";
+import { watchLog } from "./log_watch.ts";
+import { readLog } from "./output_log.ts";
+import { stripControl } from "./reduce/mod.ts";
+
+/** How completion was decided. */
+export type Via = "exit" | "closed" | "sentinel" | "until" | "shell_integration" | "quiescent" | "nested" | "timeout";
+
+/** The verdict of a wait. */
+export interface Completion {
+  is_complete: boolean;
+  via: Via;
+  /** Exit status when the evidence carries one (sentinel, shell_integration). */
+  exit_status: number | null;
+  waited_ms: number;
+  /** A hint when the verdict is not complete. */
+  hint: string | null;
+}
+
+/** Everything a wait looks at. */
+export interface WaitSpec {
+  sessionId: string;
+  mux: Multiplexer;
+  /** Segment directory and size; null for a session aiterm has no log for. */
+  logDir: string | null;
+  segmentBytes: number;
+  /** The session's shell integration and own shell program name. */
+  integration: "osc133" | null;
+  shellName: string | null;
+  /** `until` scans output from here. */
+  untilFrom: number;
+  /** The last send (marks and sentinels are looked for after its cursor). */
+  lastSend: LastSend | null;
+  until: string | null;
+  untilRegex: RegExp | null;
+  timeoutMs: number;
+  signal: AbortSignal;
+  progress?: (elapsedMs: number, totalMs: number) => Promise<void>;
+  /** Whether the session's files still exist (false after pty_close). */
+  sessionFilesExist: () => Promise<boolean>;
+}
+
+/** Programs that host their own prompt: when one waits for input, the shell's mark will not come. */
+const NESTING = new Set([
+  "ssh",
+  "mosh-client",
+  "telnet",
+  "docker",
+  "podman",
+  "kubectl",
+  "lxc",
+  "nsenter",
+  "su",
+  "sudo",
+  "login",
+  "python",
+  "python3",
+  "ipython",
+  "node",
+  "deno",
+  "bun",
+  "irb",
+  "pry",
+  "ruby",
+  "psql",
+  "mysql",
+  "mariadb",
+  "sqlite3",
+  "redis-cli",
+  "mongosh",
+  "ghci",
+  "R",
+  "julia",
+  "lua",
+  "erl",
+  "iex",
+  "ocaml",
+  "scala",
+  "sbcl",
+  "gdb",
+  "lldb",
+  "tmux",
+  "screen",
+  "bash",
+  "zsh",
+  "sh",
+  "dash",
+  "fish",
+  "pwsh",
+  "nc",
+  "ncat",
+  "socat",
+]);
+
+const QUIET_MS = 150;
+const TICK_MS = 100;
+const SCAN_CHUNK = 1 << 20;
+const CARRY = 4096;
+
+/** Incremental scanner over the log from one offset. */
+class Scanner {
+  offset: number;
+  #carry = "";
+  #decoder = new TextDecoder();
+  constructor(from: number) {
+    this.offset = from;
+  }
+  /** Replaces the carried-over text (after the echo line was skipped). */
+  setCarry(text: string): void {
+    this.#carry = text.slice(-CARRY);
+  }
+  /** Reads what is new and returns the text window (carry + new). */
+  async pull(dir: string, segmentBytes: number): Promise<{ window: string; grew: boolean }> {
+    let grew = false;
+    let text = "";
+    for (;;) {
+      const slice = await readLog(dir, segmentBytes, this.offset, SCAN_CHUNK);
+      if (slice.to <= this.offset && !slice.truncated) break;
+      grew = grew || slice.bytes.length > 0;
+      text += this.#decoder.decode(slice.bytes, { stream: true });
+      this.offset = slice.to;
+      if (slice.to >= slice.end) break;
+      text = text.slice(-CARRY * 4);
+    }
+    const window = this.#carry + text;
+    this.#carry = window.slice(-CARRY);
+    return { window, grew };
+  }
+}
+
+/** Waits for the command to complete (see module doc). Never throws for a timeout. */
+export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
+  const start = performance.now();
+  const elapsed = () => Math.round(performance.now() - start);
+  const done = (c: Omit<Completion, "waited_ms" | "hint"> & { hint?: string | null }): Completion => ({
+    hint: null,
+    ...c,
+    waited_ms: elapsed(),
+  });
+  const sentinel = spec.lastSend?.nonce && spec.lastSend.mark_dialect
+    ? dialectById(spec.lastSend.mark_dialect).sentinelPattern(spec.lastSend.nonce)
+    : null;
+  const strict = sentinel !== null || spec.until !== null || spec.untilRegex !== null;
+  const markScan = new Scanner(spec.lastSend?.cursor ?? 0);
+  const untilScan = new Scanner(spec.untilFrom);
+  // The echo of the sent line is not new output: until starts after the first newline following the send.
+  const skipEcho = spec.lastSend !== null && spec.untilFrom === spec.lastSend.cursor;
+  let echoSkipped = !skipEcho;
+  let lastGrowth = performance.now();
+  let candidate: { pid: number; name: string; since: number } | null = null;
+  let lastProgress = 0;
+  using waker = watchLog(spec.logDir, TICK_MS, spec.signal);
+  for (;;) {
+    // 1. the pane or its shell ended
+    const pane = await spec.mux.paneInfo(spec.sessionId);
+    if (!pane || pane.paneDead) {
+      const via: Via = (await spec.sessionFilesExist()) ? "exit" : "closed";
+      // Output written just before the end still counts for a requested sentinel.
+      if (!sentinel || !spec.logDir) return done({ is_complete: true, via, exit_status: null });
+    }
+    if (spec.logDir) {
+      // 2. sentinel and 4. shell-integration mark, after the last send
+      const marks = await markScan.pull(spec.logDir, spec.segmentBytes);
+      if (marks.grew) lastGrowth = performance.now();
+      if (sentinel) {
+        const m = stripControl(marks.window).match(sentinel);
+        if (m) return done({ is_complete: true, via: "sentinel", exit_status: Number(m[1]) });
+      }
+      // 3. until, in new output only
+      if (spec.until !== null || spec.untilRegex !== null) {
+        let raw = (await untilScan.pull(spec.logDir, spec.segmentBytes)).window;
+        if (!echoSkipped) {
+          const nl = raw.indexOf("\n");
+          raw = nl >= 0 ? raw.slice(nl + 1) : "";
+          echoSkipped = nl >= 0;
+          if (echoSkipped) untilScan.setCarry(raw);
+        }
+        const fresh = stripControl(raw);
+        const hit = spec.untilRegex ? spec.untilRegex.test(fresh) : fresh.includes(spec.until!);
+        if (hit) return done({ is_complete: true, via: "until", exit_status: null });
+      }
+      if (!strict && spec.integration === "osc133") {
+        const all = [...marks.window.matchAll(COMMAND_END_MARK)];
+        const last = all[all.length - 1];
+        if (last) {
+          return done({
+            is_complete: true,
+            via: "shell_integration",
+            exit_status: spec.lastSend ? Number(last[1]) : null,
+          });
+        }
+      }
+    }
+    if (!pane || pane.paneDead) {
+      return done({ is_complete: true, via: (await spec.sessionFilesExist()) ? "exit" : "closed", exit_status: null });
+    }
+    // 5. quiescent / nested
+    const quietFor = performance.now() - lastGrowth;
+    if (!strict && quietFor >= QUIET_MS) {
+      const fg = foregroundProcess(pane.panePid);
+      const fgName = fg?.name ?? pane.currentCommand;
+      const atShell = fg ? fg.pid === pane.panePid : dialectForShell(pane.currentCommand) !== null &&
+        (spec.shellName === null || pane.currentCommand === spec.shellName);
+      if (atShell && spec.integration !== "osc133") {
+        return done({ is_complete: true, via: "quiescent", exit_status: null });
+      }
+      const waiting = !atShell && (fg?.readingInput === true || NESTING.has(fgName));
+      const fgPid = fg?.pid ?? pane.panePid;
+      if (!waiting) {
+        candidate = null;
+      } else if (!candidate || candidate.pid !== fgPid || candidate.name !== fgName) {
+        // Seen once: confirm it is still the same program a quiet window later (a fork that has not
+        // exec'd yet looks like a nested shell for an instant).
+        candidate = { pid: fgPid, name: fgName, since: performance.now() };
+      } else if (performance.now() - candidate.since >= QUIET_MS) {
+        return done({
+          is_complete: false,
+          via: "nested",
+          exit_status: null,
+          hint:
+            `${fgName} is in the foreground and waiting; pass until (text its prompt prints) or send with mark:true`,
+        });
+      }
+    }
+    const t = elapsed();
+    if (t >= spec.timeoutMs) {
+      return done({
+        is_complete: false,
+        via: "timeout",
+        exit_status: null,
+        hint: "still running; read again with wait:true, or press C-c with pty_key",
+      });
+    }
+    if (spec.progress && t - lastProgress >= 1000) {
+      lastProgress = t;
+      await spec.progress(t, spec.timeoutMs);
+    }
+    const why = await waker.next();
+    if (why === "aborted") {
+      return done({ is_complete: false, via: "timeout", exit_status: null, hint: "the request was cancelled" });
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/** What the completion engine needs to know about the last send to a session. */
+
+/** `sessions/<id>/lastcmd.json`. */
+export interface LastSend {
+  /** The text as the caller sent it (for choosing a reducer), at most 4 KiB. */
+  text: string;
+  at: string;
+  /** Log offset just before the send. */
+  cursor: number;
+  /** Sentinel nonce when sent with `mark`. */
+  nonce: string | null;
+  /** Dialect of the sentinel. */
+  mark_dialect: "posix" | "pwsh" | null;
+  /** The exact sentinel suffix typed (so reads can hide it from the echoed line). */
+  mark_suffix: string | null;
+}

@@ -1,0 +1,154 @@
+/**
+ * Token-reduced terminal output.
+ *
+ * `reduceOutput(raw, options)` turns raw pane output into a compact view plus a one-line meta
+ * summary:
+ *  1. `stripControl` (escape sequences, \r overwrites, C0 controls);
+ *  2. when a command is known: the echoed command line is dropped; trailing prompt-only lines are
+ *     always dropped;
+ *  3. a semantic reducer chosen from the command (see classify.ts) condenses the output so that the
+ *     verdict survives (counts, failing tests with their messages, errors with file:line); it is
+ *     used only if it recognises the output and its unfolded view (step 4) has no more tokens than
+ *     the generic unfolded view;
+ *  4. generic steps: blank runs collapsed, runs of ≥3 identical lines shown once as `line  (×N)`;
+ *     this is the "unfolded view";
+ *  5. when `elide` (default): more than 60 lines → first 30 + one marker line + last 20; the marker
+ *     names the hidden 1-based, inclusive line range of the unfolded view, which is exactly
+ *     `reduceOutput(raw, { ...options, elide: false }).text.split("\n")`; lines longer than 2000
+ *     UTF-16 units keep their first 1200 and last 600 units around `…[N chars omitted]…`.
+ *
+ * Raw counts (`rawLines`, `rawTokens`) are measured on the control-stripped text, so the reported
+ * ratio is never inflated by escape sequences.
+ */
+
+import { BUILD_REDUCERS } from "./builds.ts";
+import { classifyCommand } from "./classify.ts";
+import { elideLines, estimateTokens, normalizeLines, stripControl, toLines } from "./generic.ts";
+import { GIT_REDUCERS } from "./git.ts";
+import { reduceGrep } from "./grep.ts";
+import { INSTALL_REDUCERS } from "./installs.ts";
+import { JS_RUNNERS } from "./js_runners.ts";
+import { OTHER_RUNNERS } from "./test_runners.ts";
+import type { Reducer } from "./util.ts";
+
+export { estimateTokens, stripControl } from "./generic.ts";
+export { classifyCommand } from "./classify.ts";
+
+/** Options of reduceOutput. */
+export interface ReduceOptions {
+  /** Session id, used in the meta line. */
+  sessionId: string;
+  /** The last command line sent to the session (chooses a semantic reducer); null/undefined = generic only. */
+  command?: string | null;
+  /** Fold long outputs and long lines (default true). false = exact lines (used for line_range). */
+  elide?: boolean;
+}
+
+/** Result of reduceOutput. */
+export interface ReduceResult {
+  /** The reduced text WITHOUT the meta line. */
+  text: string;
+  /** One meta line, e.g. `[aiterm t1: 12 lines / ~80 tok (raw 400 lines / ~3100 tok); reducer pytest; 40 lines hidden]` */
+  meta: string;
+  /** "generic" or the semantic reducer's name ("pytest", "deno-test", "cargo-test", ...). */
+  reducer: string;
+  rawLines: number;
+  rawTokens: number;
+  lines: number;
+  tokens: number;
+  hiddenLines: number;
+}
+
+/** Every semantic reducer by name. */
+export const REDUCERS: Readonly<Record<string, Reducer>> = {
+  ...JS_RUNNERS,
+  ...OTHER_RUNNERS,
+  ...BUILD_REDUCERS,
+  ...GIT_REDUCERS,
+  ...INSTALL_REDUCERS,
+  grep: reduceGrep,
+};
+
+const PROMPT_RES: readonly RegExp[] = [
+  /^(\([\w .-]+\)\s*)?[\w.-]+@[\w.-]+(:\S*|\s+\S+)?\s?[$#%>]$/, // user@host:~/x$  (venv) user@host ~ %
+  /^(\([\w .-]+\)\s*)?\[[\w.-]+@[\w.-]+[^\]]*\][$#]$/, // [user@host dir]$
+  /^(bash|sh|zsh|dash|ash|ksh)(-\d+(\.\d+)*)?[$#]$/, // bash-5.2#
+  /^[$#%>❯➜»]$/, // bare prompts
+  /^PS [A-Za-z]:\\.*>$/, // PowerShell
+];
+
+/** True for a line that holds only a shell prompt (after right-trimming). */
+export function isPromptLine(line: string): boolean {
+  const t = line.trim();
+  return t !== "" && PROMPT_RES.some((re) => re.test(t));
+}
+
+/** Drop the echoed command line (searched in the first 3 non-blank lines) and trailing prompt-only lines. */
+export function stripEchoAndPrompts(lines: readonly string[], command: string | null | undefined): string[] {
+  let out = [...lines];
+  const cmd = command?.trim() ?? "";
+  if (cmd !== "") {
+    let seen = 0;
+    for (let i = 0; i < out.length && seen < 3; i++) {
+      const line = out[i] ?? "";
+      if (line.trim() === "") continue;
+      seen++;
+      if (line.includes(cmd)) {
+        out = out.slice(i + 1);
+        break;
+      }
+    }
+  }
+  while (out.length > 0 && ((out[out.length - 1] ?? "").trim() === "" || isPromptLine(out[out.length - 1] ?? ""))) {
+    out.pop();
+  }
+  return out;
+}
+
+function view(lines: readonly string[]): { unfolded: string[]; tokens: number } {
+  const unfolded = normalizeLines(lines);
+  return { unfolded, tokens: estimateTokens(unfolded.join("\n")) };
+}
+
+/** Reduce raw terminal output for an AI reader; see the module comment for the exact steps. */
+export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult {
+  const stripped = stripControl(raw);
+  const rawLineList = toLines(stripped);
+  const lines = stripEchoAndPrompts(rawLineList, options.command);
+  let chosen = view(lines);
+  let reducer = "generic";
+  // The semantic view replaces the generic one only when its unfolded view is not larger (folding is
+  // the same last step for both, and the choice does not depend on `elide`, so line ranges agree).
+  // The choice is always made on the elided size so that elide=false returns the same view.
+  for (const name of classifyCommand(options.command)) {
+    const fn = REDUCERS[name];
+    if (fn === undefined) continue;
+    let reduced: string[] | null;
+    try {
+      reduced = fn(lines);
+    } catch {
+      reduced = null; // a reducer bug must never lose the output
+    }
+    if (reduced === null) continue;
+    const candidate = view(reduced);
+    if (candidate.unfolded.length > 0 && candidate.tokens <= chosen.tokens) {
+      chosen = candidate;
+      reducer = name;
+    }
+    break;
+  }
+  const folded = elideLines(chosen.unfolded, options.elide ?? true);
+  const text = folded.lines.join("\n");
+  const result = {
+    text,
+    reducer,
+    rawLines: rawLineList.length,
+    rawTokens: estimateTokens(stripped),
+    lines: folded.lines.length,
+    tokens: estimateTokens(text),
+    hiddenLines: folded.hidden,
+  };
+  const meta = `[aiterm ${options.sessionId}: ${result.lines} lines / ~${result.tokens} tok ` +
+    `(raw ${result.rawLines} lines / ~${result.rawTokens} tok); reducer ${reducer}; ${result.hiddenLines} lines hidden]`;
+  return { ...result, meta };
+}
