@@ -1,8 +1,16 @@
 /** The platform layer's way in: multiplexer selection, process facts, shell dialects, OS paths. */
 export type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
 export { createTmux, parseSessionList, parseTmuxVersion, TMUX_MIN_VERSION, tmuxInstallHint } from "./tmux.ts";
-export { foregroundProcess, processAlive, processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
-export type { ForegroundProcess } from "./process.ts";
+export {
+  foregroundProcess,
+  processAlive,
+  processArgvBytes,
+  processStartIdentity,
+  processTree,
+  readProcStat,
+  sameProcessAlive,
+} from "./process.ts";
+export type { ForegroundProcess, TreeProcess } from "./process.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
 export { outputSinkCommand, segmentIndex, segmentName } from "./output_sink.ts";

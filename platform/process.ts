@@ -107,8 +107,10 @@ export interface ForegroundProcess {
   name: string;
   /** Blocked in read() on stdin: an interactive program waiting for input. Null when unknown (non-Linux). */
   readingInput: boolean | null;
-  /** Stopped by a signal (SIGSTOP/SIGTSTP). */
+  /** The group leader is stopped by a signal (SIGSTOP/SIGTSTP). */
   stopped: boolean;
+  /** The foreground process group id. */
+  pgrp: number;
 }
 
 const READ_SYSCALL: Record<string, number> = { x86_64: 0, aarch64: 63 };
@@ -128,5 +130,86 @@ export function foregroundProcess(panePid: number): ForegroundProcess | null {
   } catch {
     readingInput = null;
   }
-  return { pid: pane.tpgid, name: fg.comm, readingInput, stopped: fg.state === "T" || fg.state === "t" };
+  return {
+    pid: pane.tpgid,
+    name: fg.comm,
+    readingInput,
+    stopped: fg.state === "T" || fg.state === "t",
+    pgrp: pane.tpgid,
+  };
+}
+
+/** One process in a pane's tree. */
+export interface TreeProcess {
+  pid: number;
+  ppid: number;
+  name: string;
+  /** User + system CPU time in milliseconds. */
+  cpuMs: number;
+  /** Start identity (see processStartIdentity). */
+  start: string;
+  /** Process group. */
+  pgrp: number;
+  /** Stopped by a signal. */
+  stopped: boolean;
+}
+
+let clockTicks: number | null = null;
+function ticksPerSecond(): number {
+  if (clockTicks === null) {
+    try {
+      const out = new Deno.Command("getconf", { args: ["CLK_TCK"], stdout: "piped", stderr: "null" }).outputSync();
+      clockTicks = Number(decoder.decode(out.stdout).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** `rootPid` and all its descendants (Linux /proc); null where the OS gives no cheap process table. */
+export function processTree(rootPid: number): TreeProcess[] | null {
+  if (Deno.build.os !== "linux") return null;
+  const all: TreeProcess[] = [];
+  const hz = ticksPerSecond();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const st = readProcStat(Number(entry.name));
+    if (!st) continue;
+    all.push({
+      pid: Number(entry.name),
+      ppid: st.ppid,
+      name: st.comm,
+      cpuMs: Math.round(((st.utime + st.stime) * 1000) / hz),
+      start: `linux:${st.starttime}`,
+      pgrp: st.pgrp,
+      stopped: st.state === "T" || st.state === "t",
+    });
+  }
+  const children = new Map<number, TreeProcess[]>();
+  for (const p of all) {
+    const list = children.get(p.ppid) ?? [];
+    list.push(p);
+    children.set(p.ppid, list);
+  }
+  const root = all.find((p) => p.pid === rootPid);
+  if (!root) return [];
+  const out: TreeProcess[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const p = stack.pop()!;
+    out.push(p);
+    stack.push(...(children.get(p.pid) ?? []));
+  }
+  return out;
+}
+
+/** The raw argv bytes of a process (Linux), for digesting only; never returned to callers. */
+export function processArgvBytes(pid: number): Uint8Array | null {
+  if (Deno.build.os !== "linux") return null;
+  try {
+    return Deno.readFileSync(`/proc/${pid}/cmdline`);
+  } catch {
+    return null;
+  }
 }

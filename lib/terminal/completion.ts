@@ -9,6 +9,7 @@
 import { COMMAND_END_MARK, dialectById, dialectForShell, foregroundProcess } from "../../platform/mod.ts";
 import type { Multiplexer } from "../../platform/mod.ts";
 import type { LastSend } from "./last_send.ts";
+import { waitingAtOwnPrompt } from "./foreground.ts";
 import { watchLog } from "./log_watch.ts";
 import { readLog } from "./output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
@@ -49,58 +50,6 @@ export interface WaitSpec {
   /** Whether the session's files still exist (false after pty_close). */
   sessionFilesExist: () => Promise<boolean>;
 }
-
-/** Programs that host their own prompt: when one waits for input, the shell's mark will not come. */
-const NESTING = new Set([
-  "ssh",
-  "mosh-client",
-  "telnet",
-  "docker",
-  "podman",
-  "kubectl",
-  "lxc",
-  "nsenter",
-  "su",
-  "sudo",
-  "login",
-  "python",
-  "python3",
-  "ipython",
-  "node",
-  "deno",
-  "bun",
-  "irb",
-  "pry",
-  "ruby",
-  "psql",
-  "mysql",
-  "mariadb",
-  "sqlite3",
-  "redis-cli",
-  "mongosh",
-  "ghci",
-  "R",
-  "julia",
-  "lua",
-  "erl",
-  "iex",
-  "ocaml",
-  "scala",
-  "sbcl",
-  "gdb",
-  "lldb",
-  "tmux",
-  "screen",
-  "bash",
-  "zsh",
-  "sh",
-  "dash",
-  "fish",
-  "pwsh",
-  "nc",
-  "ncat",
-  "socat",
-]);
 
 const QUIET_MS = 150;
 const TICK_MS = 100;
@@ -214,7 +163,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       if (atShell && spec.integration !== "osc133") {
         return done({ is_complete: true, via: "quiescent", exit_status: null });
       }
-      const waiting = !atShell && (fg?.readingInput === true || NESTING.has(fgName));
+      const waiting = !atShell && waitingAtOwnPrompt({ name: fgName, readingInput: fg?.readingInput ?? null });
       const fgPid = fg?.pid ?? pane.panePid;
       if (!waiting) {
         candidate = null;

@@ -7,3 +7,5 @@ export { CHUNK_BYTES, INPUT_LIMIT_BYTES, utf8Chunks } from "./chunks.ts";
 export { SESSION_ID_PATTERN } from "./session_meta.ts";
 export { formatRead, MAX_TIMEOUT_S, readSession } from "./read.ts";
 export type { ReadInput, ReadResult } from "./read.ts";
+export { observeSession } from "./observe.ts";
+export type { ObserveResult } from "./observe.ts";

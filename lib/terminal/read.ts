@@ -220,7 +220,10 @@ export async function readSession(
       });
       // The fold marker names lines of the unfolded view of exactly this text: full=true from the same
       // cursor reproduces that view.
-      out = r.text.replace(/pty_read full=true for all, line_range="\d+:\d+" for these/g, `pty_read cursor=${textStart} full=true shows them`);
+      out = r.text.replace(
+        /pty_read full=true for all, line_range="\d+:\d+" for these/g,
+        `pty_read cursor=${textStart} full=true shows them`,
+      );
       metaLine = r.meta;
       reducer = r.reducer;
     }

@@ -4,6 +4,7 @@ import { diagnostics } from "./diagnostics.ts";
 import { ptyClose } from "./pty_close.ts";
 import { ptyKey } from "./pty_key.ts";
 import { ptyList } from "./pty_list.ts";
+import { ptyObserve } from "./pty_observe.ts";
 import { ptyOpen } from "./pty_open.ts";
 import { ptyRead } from "./pty_read.ts";
 import { ptySend } from "./pty_send.ts";
@@ -14,6 +15,7 @@ export const ALL_TOOLS: ToolDef[] = [
   ptySend,
   ptyRead,
   ptyKey,
+  ptyObserve,
   ptyClose,
   ptyList,
 ] as unknown as ToolDef[];

@@ -1,0 +1,157 @@
+/**
+ * `pty_observe`: structured liveness and activity without returning any screen or argv text. The
+ * activity cursor carries a screen digest and per-process CPU so the next call can report deltas.
+ */
+import { AppError } from "../errors.ts";
+import { foregroundProcess, processArgvBytes, processTree } from "../../platform/mod.ts";
+import { waitingAtOwnPrompt } from "./foreground.ts";
+import type { Terminal } from "./terminal.ts";
+
+/** The state of a session as observed. */
+export type ObservedState = "idle_shell" | "running" | "nested" | "blocked" | "ended";
+
+/** Result of {@link observeSession}. */
+export interface ObserveResult {
+  session_id: string;
+  exists: boolean;
+  pane_alive: boolean;
+  state: ObservedState;
+  reason: string;
+  foreground: { pid: number; start: string; argv_digest: string | null; is_shell: boolean } | null;
+  activity: {
+    cursor: string;
+    screen_digest: string | null;
+    screen_changed: boolean | null;
+    cpu_ms_delta: number | null;
+    processes: { pid: number; cpu_ms_delta: number | null }[];
+    cpu_delta_complete: boolean | null;
+  };
+}
+
+interface CursorData {
+  v: 1;
+  d: string | null;
+  p: Record<string, { s: string; c: number }>;
+}
+
+async function sha256(data: Uint8Array | string): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return "sha256:" + [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function encodeCursor(c: CursorData): string {
+  return "v1." + btoa(JSON.stringify(c)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function decodeCursor(s: string): CursorData {
+  try {
+    if (!s.startsWith("v1.")) throw new Error("version");
+    const b64 = s.slice(3).replaceAll("-", "+").replaceAll("_", "/");
+    const data = JSON.parse(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4))) as CursorData;
+    if (data.v !== 1 || typeof data.p !== "object" || data.p === null) throw new Error("shape");
+    return data;
+  } catch {
+    throw new AppError("INVALID_ARGUMENT", "Cannot use this activity cursor: it was not made by pty_observe", {
+      data: { field: "cursor" },
+    });
+  }
+}
+
+/**
+ * Observes a session.
+ * @throws {AppError} SESSION_NOT_FOUND, INVALID_ARGUMENT
+ */
+export async function observeSession(terminal: Terminal, id: string, cursor?: string | null): Promise<ObserveResult> {
+  const previous = cursor ? decodeCursor(cursor) : null;
+  const { meta, live } = await terminal.describe(id);
+  if (!meta && !live) {
+    throw new AppError("SESSION_NOT_FOUND", `Cannot observe session "${id}": no such session`, {
+      suggestion: "call pty_list",
+    });
+  }
+  if (!live || live.paneDead) {
+    return {
+      session_id: id,
+      exists: true,
+      pane_alive: false,
+      state: "ended",
+      reason: "pane_exited",
+      foreground: null,
+      activity: {
+        cursor: encodeCursor({ v: 1, d: null, p: {} }),
+        screen_digest: null,
+        screen_changed: null,
+        cpu_ms_delta: null,
+        processes: [],
+        cpu_delta_complete: null,
+      },
+    };
+  }
+  const screen = await terminal.mux.capture(id).catch(() => null);
+  const digest = screen === null ? null : await sha256(screen);
+  const fg = foregroundProcess(live.panePid);
+  const tree = processTree(live.panePid);
+  const procs: CursorData["p"] = {};
+  for (const p of tree ?? []) procs[String(p.pid)] = { s: p.start, c: p.cpuMs };
+
+  let state: ObservedState;
+  let reason: string;
+  const isShell = fg ? fg.pid === live.panePid : live.currentCommand === (meta?.shell_path.split("/").pop() ?? "");
+  // tmux resumes a stopped pane process, and an interactive shell takes the terminal back from a
+  // stopped job, so look for a stopped member of the foreground group (e.g. a harness under a script).
+  const stoppedInFg = fg?.stopped || (tree ?? []).some((p) => fg && p.pgrp === fg.pgrp && p.stopped);
+  if (stoppedInFg) {
+    state = "blocked";
+    reason = "harness_stopped";
+  } else if (isShell) {
+    state = "idle_shell";
+    reason = "shell_in_foreground";
+  } else if (waitingAtOwnPrompt({ name: fg?.name ?? live.currentCommand, readingInput: fg?.readingInput ?? null })) {
+    state = "nested";
+    reason = fg?.readingInput ? "foreground_waiting_for_input" : "foreground_hosts_own_prompt";
+  } else {
+    state = "running";
+    reason = "foreground_command";
+  }
+
+  let cpuDelta: number | null = null;
+  let complete: boolean | null = null;
+  const perProcess: { pid: number; cpu_ms_delta: number | null }[] = [];
+  if (previous && tree) {
+    cpuDelta = 0;
+    complete = true;
+    for (const [pid, before] of Object.entries(previous.p)) {
+      const now = procs[pid];
+      if (!now || now.s !== before.s) complete = false;
+    }
+    for (const p of tree) {
+      const before = previous.p[String(p.pid)];
+      const d = before && before.s === p.start ? Math.max(0, p.cpuMs - before.c) : p.cpuMs;
+      cpuDelta += d;
+      perProcess.push({ pid: p.pid, cpu_ms_delta: d });
+    }
+  } else {
+    for (const p of tree ?? []) perProcess.push({ pid: p.pid, cpu_ms_delta: null });
+  }
+  const argv = fg ? processArgvBytes(fg.pid) : null;
+  const fgStart = fg ? tree?.find((p) => p.pid === fg.pid)?.start ?? "" : "";
+  return {
+    session_id: id,
+    exists: true,
+    pane_alive: true,
+    state,
+    reason,
+    foreground: fg
+      ? { pid: fg.pid, start: fgStart, argv_digest: argv ? await sha256(argv) : null, is_shell: isShell }
+      : null,
+    activity: {
+      cursor: encodeCursor({ v: 1, d: digest, p: procs }),
+      screen_digest: digest,
+      screen_changed: previous ? previous.d !== digest : null,
+      cpu_ms_delta: cpuDelta,
+      processes: perProcess,
+      cpu_delta_complete: complete,
+    },
+  };
+}
