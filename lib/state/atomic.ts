@@ -6,6 +6,12 @@ import { AppError } from "../errors.ts";
 
 const encoder = new TextEncoder();
 
+/** Options for atomic writes. */
+export interface AtomicOptions {
+  /** fsync before the rename (default true). Skip it for hot, rebuildable files (cursors, locks). */
+  sync?: boolean;
+}
+
 function tempName(path: string): string {
   return `${path}.${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}.tmp`;
 }
@@ -14,7 +20,11 @@ function tempName(path: string): string {
  * Writes `data` to `path` atomically with mode 0600.
  * @throws {AppError} STATE_WRITE_FAILED
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicOptions = {},
+): Promise<void> {
   const tmp = tempName(path);
   try {
     const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
@@ -22,7 +32,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
       const bytes = typeof data === "string" ? encoder.encode(data) : data;
       let off = 0;
       while (off < bytes.length) off += await file.write(bytes.subarray(off));
-      await file.sync();
+      if (options.sync !== false) await file.sync();
     } finally {
       file.close();
     }
@@ -34,8 +44,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 }
 
 /** Writes JSON atomically (see {@link writeFileAtomic}). */
-export function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  return writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
+export function writeJsonAtomic(path: string, value: unknown, options: AtomicOptions = {}): Promise<void> {
+  return writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n", options);
 }
 
 /** Reads and parses a JSON file; null when it does not exist. Malformed JSON throws. */
@@ -57,7 +67,7 @@ export async function readJsonFile<T>(path: string): Promise<T | null> {
  */
 export async function createExclusiveJson(path: string, value: unknown): Promise<boolean> {
   const tmp = tempName(path);
-  await writeFileAtomic(tmp, JSON.stringify(value) + "\n");
+  await writeFileAtomic(tmp, JSON.stringify(value) + "\n", { sync: false });
   try {
     await Deno.link(tmp, path);
     return true;

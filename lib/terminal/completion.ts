@@ -108,15 +108,11 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   let lastGrowth = performance.now();
   let candidate: { pid: number; name: string; since: number } | null = null;
   let lastProgress = 0;
+  let pane: Awaited<ReturnType<Multiplexer["paneInfo"]>> = null;
+  let paneAt = 0;
   using waker = watchLog(spec.logDir, TICK_MS, spec.signal);
   for (;;) {
-    // 1. the pane or its shell ended
-    const pane = await spec.mux.paneInfo(spec.sessionId);
-    if (!pane || pane.paneDead) {
-      const via: Via = (await spec.sessionFilesExist()) ? "exit" : "closed";
-      // Output written just before the end still counts for a requested sentinel.
-      if (!sentinel || !spec.logDir) return done({ is_complete: true, via, exit_status: null });
-    }
+    // Log evidence first: it is about the last send, and reading files is cheaper than asking tmux.
     if (spec.logDir) {
       // 2. sentinel and 4. shell-integration mark, after the last send
       const marks = await markScan.pull(spec.logDir, spec.segmentBytes);
@@ -149,6 +145,11 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
           });
         }
       }
+    }
+    // 1. the pane or its shell ended (checked after the log, at most once a tick: each check spawns tmux)
+    if (!pane || performance.now() - paneAt >= TICK_MS) {
+      pane = await spec.mux.paneInfo(spec.sessionId);
+      paneAt = performance.now();
     }
     if (!pane || pane.paneDead) {
       return done({ is_complete: true, via: (await spec.sessionFilesExist()) ? "exit" : "closed", exit_status: null });

@@ -106,7 +106,8 @@ export async function readSession(
       });
     }
   }
-  const { meta, live } = await terminal.describe(id);
+  const meta = await terminal.meta(id);
+  const live = meta ? null : await terminal.mux.paneInfo(id);
   if (!meta && !live) {
     throw new AppError("SESSION_NOT_FOUND", `Cannot read session "${id}": no such session`, {
       suggestion: "call pty_list",
@@ -142,7 +143,13 @@ export async function readSession(
       sessionFilesExist: async () => (await Deno.stat(layout.sessionDir(id)).catch(() => null)) !== null,
     });
   }
-  const ended = !(await terminal.mux.paneInfo(id).then((p) => p !== null && !p.paneDead));
+  // The shell printing a mark or the awaited text proves it is alive; otherwise ask the multiplexer.
+  const alive = completion && ["shell_integration", "sentinel", "until"].includes(completion.via)
+    ? true
+    : completion && ["exit", "closed"].includes(completion.via)
+    ? false
+    : await terminal.mux.paneInfo(id).then((p) => p !== null && !p.paneDead);
+  const ended = !alive;
   const base = {
     session_id: id,
     state: ended ? "ended" as const : "running" as const,

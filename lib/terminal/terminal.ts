@@ -278,6 +278,16 @@ export class Terminal {
     }
   }
 
+  /** The meta of a session aiterm opened; null for unknown or human sessions. */
+  async meta(id: string): Promise<SessionMeta | null> {
+    if (!SESSION_ID_PATTERN.test(id)) {
+      throw new AppError("INVALID_ARGUMENT", `Session id "${id}" must match ${SESSION_ID_PATTERN.source}`, {
+        data: { field: "session_id" },
+      });
+    }
+    return await readMeta(this.#layout.sessionMeta(id));
+  }
+
   /** The meta of a session aiterm opened, with whether it is still running. */
   async describe(id: string): Promise<{ meta: SessionMeta | null; live: MuxSession | null }> {
     if (!SESSION_ID_PATTERN.test(id)) {
@@ -285,8 +295,8 @@ export class Terminal {
         data: { field: "session_id" },
       });
     }
-    const [meta, sessions] = await Promise.all([readMeta(this.#layout.sessionMeta(id)), this.#mux.listSessions()]);
-    return { meta, live: sessions.find((s) => s.name === id) ?? null };
+    const [meta, live] = await Promise.all([readMeta(this.#layout.sessionMeta(id)), this.#mux.paneInfo(id)]);
+    return { meta, live };
   }
 
   async #requireLive(id: string, action: string): Promise<{ meta: SessionMeta | null; live: MuxSession }> {
@@ -357,7 +367,7 @@ export class Terminal {
         // Re-read under the lock: the foreground may have changed while we waited.
         const { meta, live } = await this.#requireLive(input.session_id, "send to");
         const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
-        const fgDialect = dialectForShell(live.currentCommand);
+        const fgDialect = live ? dialectForShell(live.currentCommand) : null;
         const atOwnShell = meta?.dialect != null && fgDialect?.id === meta.dialect;
         const body = text.replace(/\n+$/, "");
         let payload = text;
@@ -400,7 +410,7 @@ export class Terminal {
           mark_dialect: markDialect,
           mark_suffix: suffix,
         };
-        await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), last).catch(() => {});
+        await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), last, { sync: false }).catch(() => {});
         return {
           session_id: input.session_id,
           mode,
