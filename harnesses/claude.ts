@@ -1,12 +1,8 @@
-/** Claude Code (`claude`). Facts: docs/harnesses/claude-code.md. */
-import type { HarnessAdapter } from "./types.ts";
+/** Claude Code (`claude`). Facts: docs/harnesses/claude-code.md. (Adapter logic: agent launch part 1.) */
+import type { BinarySpec } from "./types.ts";
 
-export const claude: HarnessAdapter = {
-  id: "claude-code",
-  provider: "claude",
-  binary: {
-    envOverride: "CLAUDE_BIN",
-    standardPaths: ["~/.claude/local/claude", "~/.local/bin/claude"],
-    pathNames: ["claude"],
-  },
+export const claudeBinary: BinarySpec = {
+  envOverride: "CLAUDE_BIN",
+  standardPaths: ["~/.claude/local/claude", "~/.local/bin/claude"],
+  pathNames: ["claude"],
 };

@@ -1,8 +1,4 @@
-/** OpenAI Codex CLI (`codex`). Facts: docs/harnesses/codex-cli.md. */
-import type { HarnessAdapter } from "./types.ts";
+/** OpenAI Codex CLI (`codex`). Facts: docs/harnesses/codex-cli.md. (Adapter logic: agent launch part 1.) */
+import type { BinarySpec } from "./types.ts";
 
-export const codex: HarnessAdapter = {
-  id: "codex-cli",
-  provider: "codex",
-  binary: { envOverride: "CODEX_BIN", standardPaths: [], pathNames: ["codex"] },
-};
+export const codexBinary: BinarySpec = { envOverride: "CODEX_BIN", standardPaths: [], pathNames: ["codex"] };

@@ -1,12 +1,8 @@
-/** Cursor CLI (`cursor-agent`). */
-import type { HarnessAdapter } from "./types.ts";
+/** Cursor CLI (`cursor-agent`). Launch, screens and transcripts arrive with agent launch part 2. */
+import type { BinarySpec } from "./types.ts";
 
-export const cursor: HarnessAdapter = {
-  id: "cursor-cli",
-  provider: "cursor",
-  binary: {
-    envOverride: "CURSOR_AGENT_BIN",
-    standardPaths: ["~/.local/bin/cursor-agent"],
-    pathNames: ["cursor-agent"],
-  },
+export const cursorBinary: BinarySpec = {
+  envOverride: "CURSOR_AGENT_BIN",
+  standardPaths: ["~/.local/bin/cursor-agent"],
+  pathNames: ["cursor-agent"],
 };

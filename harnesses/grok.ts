@@ -1,8 +1,8 @@
-/** xAI Grok Build CLI (`grok`). */
-import type { HarnessAdapter } from "./types.ts";
+/** xAI Grok Build CLI (`grok`). Launch, screens and transcripts arrive with agent launch part 2. */
+import type { BinarySpec } from "./types.ts";
 
-export const grok: HarnessAdapter = {
-  id: "grok-cli",
-  provider: "grok",
-  binary: { envOverride: "GROK_BIN", standardPaths: ["~/.grok/bin/grok"], pathNames: ["grok"] },
+export const grokBinary: BinarySpec = {
+  envOverride: "GROK_BIN",
+  standardPaths: ["~/.grok/bin/grok"],
+  pathNames: ["grok"],
 };

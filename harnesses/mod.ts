@@ -1,45 +1,52 @@
 /** The harness registry. Imports are static so `deno compile` keeps every adapter. */
 import { join } from "node:path";
 import { findExecutable } from "../platform/mod.ts";
-import { claude } from "./claude.ts";
-import { codex } from "./codex.ts";
-import { cursor } from "./cursor.ts";
-import { grok } from "./grok.ts";
-import type { HarnessAdapter, HarnessId } from "./types.ts";
+import { claudeBinary } from "./claude.ts";
+import { codexBinary } from "./codex.ts";
+import { cursorBinary } from "./cursor.ts";
+import { grokBinary } from "./grok.ts";
+import type { BinarySpec, HarnessId } from "./types.ts";
 
 export { HARNESS_IDS } from "./types.ts";
-export type { BinarySpec, HarnessAdapter, HarnessId } from "./types.ts";
+export type {
+  BinarySpec,
+  BlockedReason,
+  CatalogModel,
+  HarnessAdapter,
+  HarnessId,
+  KeyStep,
+  LaunchOptions,
+  LaunchSpec,
+  ModelCatalog,
+  ScreenState,
+  TranscriptContext,
+  TranscriptRules,
+  TranscriptTurn,
+} from "./types.ts";
 
-const ADAPTERS: Record<HarnessId, HarnessAdapter> = {
-  "claude-code": claude,
-  "codex-cli": codex,
-  "grok-cli": grok,
-  "cursor-cli": cursor,
+const BINARIES: Record<HarnessId, BinarySpec> = {
+  "claude-code": claudeBinary,
+  "codex-cli": codexBinary,
+  "grok-cli": grokBinary,
+  "cursor-cli": cursorBinary,
 };
 
-/** Every adapter, in the public enum order. */
-export function listHarnesses(): HarnessAdapter[] {
-  return Object.values(ADAPTERS);
-}
-
-/** The adapter for `id`. */
-export function getHarness(id: HarnessId): HarnessAdapter {
-  return ADAPTERS[id];
+/** Every harness id with its binary lookup, in the public enum order. */
+export function listHarnessBinaries(): { id: HarnessId; binary: BinarySpec }[] {
+  return (Object.keys(BINARIES) as HarnessId[]).map((id) => ({ id, binary: BINARIES[id] }));
 }
 
 /** Resolves a harness binary: env override, then vendor standard paths, then PATH. Null when absent. */
-export function resolveHarnessBinary(adapter: HarnessAdapter, env: Record<string, string | undefined>): string | null {
-  const override = env[adapter.binary.envOverride];
+export function resolveBinary(spec: BinarySpec, env: Record<string, string | undefined>): string | null {
+  const override = env[spec.envOverride];
   if (override) return findExecutable(override, env.PATH);
   const home = env.HOME ?? "";
-  for (const p of adapter.binary.standardPaths) {
-    const abs = p.startsWith("~/") ? join(home, p.slice(2)) : p;
-    if (home || !p.startsWith("~/")) {
-      const found = findExecutable(abs, undefined);
-      if (found) return found;
-    }
+  for (const p of spec.standardPaths) {
+    if (p.startsWith("~/") && !home) continue;
+    const found = findExecutable(p.startsWith("~/") ? join(home, p.slice(2)) : p, undefined);
+    if (found) return found;
   }
-  for (const name of adapter.binary.pathNames) {
+  for (const name of spec.pathNames) {
     const found = findExecutable(name, env.PATH);
     if (found) return found;
   }

@@ -1,7 +1,7 @@
 /** Harness resolution for diagnostics: only whether each CLI resolves, never where. */
-import { listHarnesses, resolveHarnessBinary } from "../../harnesses/mod.ts";
+import { listHarnessBinaries, resolveBinary } from "../../harnesses/mod.ts";
 
 /** One row per harness. */
 export function getHarnessStatuses(env: Record<string, string>): { harness: string; resolvable: boolean }[] {
-  return listHarnesses().map((h) => ({ harness: h.id, resolvable: resolveHarnessBinary(h, env) !== null }));
+  return listHarnessBinaries().map((h) => ({ harness: h.id, resolvable: resolveBinary(h.binary, env) !== null }));
 }

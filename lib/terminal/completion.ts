@@ -47,6 +47,8 @@ export interface WaitSpec {
   timeoutMs: number;
   signal: AbortSignal;
   progress?: (elapsedMs: number, totalMs: number) => Promise<void>;
+  /** Applies log retention (called about once a tick while waiting). */
+  prune?: () => Promise<void>;
   /** Whether the session's files still exist (false after pty_close). */
   sessionFilesExist: () => Promise<boolean>;
 }
@@ -150,6 +152,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     if (!pane || performance.now() - paneAt >= TICK_MS) {
       pane = await spec.mux.paneInfo(spec.sessionId);
       paneAt = performance.now();
+      await spec.prune?.();
     }
     if (!pane || pane.paneDead) {
       return done({ is_complete: true, via: (await spec.sessionFilesExist()) ? "exit" : "closed", exit_status: null });

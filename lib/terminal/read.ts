@@ -140,6 +140,7 @@ export async function readSession(
       timeoutMs: timeoutS * 1000,
       signal: signal ?? new AbortController().signal,
       ...(progress ? { progress } : {}),
+      ...(meta ? { prune: () => terminal.prune(meta) } : {}),
       sessionFilesExist: async () => (await Deno.stat(layout.sessionDir(id)).catch(() => null)) !== null,
     });
   }

@@ -201,3 +201,23 @@ Deno.test("long output folds to head and tail with a marker whose re-read shows 
   const full = await c.ok<Read>("pty_read", { session_id: id, cursor: Number(m[1]), full: true });
   assertStringIncludes(full.text, "row-150\n");
 });
+
+Deno.test("a command printing 100 MB leaves reads and the log bounded", opts, async () => {
+  await using t = await makeTestEnv({ AITERM_LOG_SEGMENT_BYTES: String(1 << 20), AITERM_LOG_KEEP_SEGMENTS: "4" });
+  await using c = await connect(t.env);
+  const id = await open(c, { cwd: t.root });
+  await c.ok("pty_read", { session_id: id });
+  await c.ok("pty_send", { session_id: id, text: "seq 1 13000000 | head -c 100000000; echo; echo big-done" });
+  const done = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 120, lines: 5 });
+  assertEquals([done.is_complete, done.via], [true, "shell_integration"]);
+  const r = await c.ok<Read>("pty_read", { session_id: id, cursor: 0, raw: true });
+  assert(r.truncated, "expected the start to have rotated away");
+  assert(r.text.length <= 4 * 1024 * 1024, `a read returned ${r.text.length} characters`);
+  let bytes = 0;
+  for await (const e of Deno.readDir(`${t.stateDir}/sessions/${id}/log`)) {
+    bytes += (await Deno.stat(`${t.stateDir}/sessions/${id}/log/${e.name}`)).size;
+  }
+  assert(bytes <= 5 * (1 << 20), `log holds ${bytes} bytes`);
+  const tail = await c.ok<Read>("pty_read", { session_id: id, cursor: Math.max(0, r.end - 4096), raw: true });
+  assertStringIncludes(tail.text, "big-done");
+});

@@ -239,3 +239,43 @@ Deno.test("bad arguments and unknown tools are coded errors", opts, async () => 
   assertEquals((await c.err("pty_send", { session_id: "t1", text: "x", bogus: 1 })).code, "INVALID_ARGUMENT");
   assertEquals((await c.err("no_such_tool")).code, "TOOL_UNKNOWN");
 });
+
+Deno.test(
+  "a missing tmux is TMUX_NOT_FOUND and an old one TMUX_TOO_OLD, each with the install hint",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    const old = `${t.root}/old-tmux`;
+    await Deno.writeTextFile(old, "#!/bin/sh\necho 'tmux 3.1c'\n");
+    await Deno.chmod(old, 0o755);
+    {
+      await using c = await connect({ ...t.env, AITERM_TMUX_BIN: `${t.root}/no-such-tmux` });
+      const e = await c.err("pty_open", { cwd: t.root });
+      assertEquals(e.code, "TMUX_NOT_FOUND");
+      assertMatch(e.text, /install|apt-get|brew/);
+      const d = await c.ok<{ overall: string; multiplexer: { found: boolean } }>("diagnostics");
+      assertEquals([d.overall, d.multiplexer.found], ["not_ready", false]);
+    }
+    {
+      await using c = await connect({ ...t.env, AITERM_TMUX_BIN: old });
+      const e = await c.err("pty_open", { cwd: t.root });
+      assertEquals(e.code, "TMUX_TOO_OLD");
+      assertStringIncludes(e.text, "3.1c");
+      assertStringIncludes(e.text, "3.2");
+    }
+  },
+);
+
+Deno.test("output produced while no server runs is kept in the log", opts, async () => {
+  await using t = await makeTestEnv();
+  const first = await connect(t.env);
+  const { session_id } = await first.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+  await first.ok("pty_read", { session_id });
+  await first.ok("pty_send", { session_id, text: "sleep 1; echo printed-while-down-$((40+2))" });
+  Deno.kill(first.pid, "SIGKILL");
+  await first.close();
+  await new Promise((r) => setTimeout(r, 1500));
+  await using second = await connect(t.env);
+  const r = await second.ok<{ text: string; via: string }>("pty_read", { session_id, wait: true });
+  assertStringIncludes(r.text, "printed-while-down-42");
+});
