@@ -8,6 +8,7 @@ import { buildDeps } from "./lib/app.ts";
 import { log } from "./lib/log.ts";
 import { createServer, StdioServerTransport } from "./lib/mcp/mod.ts";
 import { VERSION } from "./lib/version.ts";
+import { runWait } from "./lib/wait_cli.ts";
 
 const USAGE = "usage: aiterm-mcp [serve|wait|setup|hook|version] [--help]";
 
@@ -17,7 +18,8 @@ const HELP: Record<string, string> = {
   Environment: AITERM_STATE_DIR (state root; default $XDG_STATE_HOME/aiterm-mcp or ~/.local/state/aiterm-mcp),
   AITERM_LOG=debug|info|warn|error (stderr log level), AITERM_TMUX_BIN (tmux binary).`,
   wait: `aiterm-mcp wait --session S --cursor N [--timeout 600]
-  Block until an agent turn ends (exit 0 done, 3 timeout, 4 closed, 7 error). Not built yet: arrives with agent_launch.`,
+  Block until an agent turn ends and print a JSON outcome (exit 0 done, 3 timeout, 4 closed, 7 error; 2 bad arguments).
+  The same program ships as aiterm-wait.`,
   setup: `aiterm-mcp setup
   Register aiterm in every AI client found. Not built yet.`,
   hook: `aiterm-mcp hook <name>
@@ -46,6 +48,7 @@ async function main(args: string[]): Promise<void> {
   const sub = first === undefined || first.startsWith("-") ? "serve" : first;
   const rest = first === undefined || first.startsWith("-") ? args : args.slice(1);
   if (!(sub in HELP)) fail(`unknown subcommand "${sub}"`);
+  if (sub === "wait") Deno.exit(await runWait(rest, Deno.env.toObject()));
   let parsed;
   try {
     parsed = parseArgs({

@@ -5,7 +5,7 @@ import { claudeBinary } from "./claude.ts";
 import { codexBinary } from "./codex.ts";
 import { cursorBinary } from "./cursor.ts";
 import { grokBinary } from "./grok.ts";
-import type { BinarySpec, HarnessId } from "./types.ts";
+import type { BinarySpec, HarnessAdapter, HarnessId } from "./types.ts";
 
 export { HARNESS_IDS } from "./types.ts";
 export type {
@@ -30,6 +30,19 @@ const BINARIES: Record<HarnessId, BinarySpec> = {
   "grok-cli": grokBinary,
   "cursor-cli": cursorBinary,
 };
+
+/** Adapters built so far (grok-cli and cursor-cli arrive with agent launch part 2). */
+const ADAPTERS: Partial<Record<HarnessId, HarnessAdapter>> = {};
+
+/** The adapter for `id`, or null when this version has none. */
+export function getHarness(id: HarnessId): HarnessAdapter | null {
+  return ADAPTERS[id] ?? null;
+}
+
+/** The binary lookup of any harness id (also those without an adapter yet). */
+export function harnessBinary(id: HarnessId): BinarySpec {
+  return BINARIES[id];
+}
 
 /** Every harness id with its binary lookup, in the public enum order. */
 export function listHarnessBinaries(): { id: HarnessId; binary: BinarySpec }[] {

@@ -16,5 +16,5 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
   const layout = new StateLayout(defaultStateRoot(options.env));
   const mux = selectMultiplexer({ socketPath: layout.socketPath, scratchDir: layout.scratchDir });
   const terminal = new Terminal({ mux, layout, env: options.env, defaultCwd: options.cwd });
-  return { terminal, env: options.env, version: VERSION };
+  return { terminal, env: options.env, version: VERSION, cwd: options.cwd };
 }

@@ -23,6 +23,21 @@ export const ERROR_CODES = [
   "SEND_LOCK_BUSY", // another live process is sending to the session; data.owner_pid
   "SEND_LOCK_STALE", // a dead process left the send lock; close and reopen the session
   "WAIT_TIMEOUT", // a bounded internal wait ran out
+  "HARNESS_NOT_INSTALLED", // the harness CLI binary was not found; data.harness, data.env_override
+  "HARNESS_NOT_SUPPORTED", // the harness adapter is not built in this version
+  "MODEL_UNKNOWN", // the model is not in the harness's live catalog; data.available
+  "MODEL_CATALOG_UNAVAILABLE", // the harness CLI could not list its models
+  "EFFORT_UNSUPPORTED", // reasoning_effort is not accepted by the harness/model; data.accepted
+  "FAST_MODE_NOT_SUPPORTED", // fast:true for a model without a fast tier
+  "FAST_MODE_MODEL_CONFLICT", // a fast model id together with fast:false
+  "IMAGE_INVALID", // an image is not an absolute existing png/jpg/jpeg/gif/webp file
+  "THROUGHLINE_UNAVAILABLE", // throughline_* given but the Throughline CLI is not installed
+  "AGENT_SESSION_REQUIRED", // an agent-only operation on a session that has no agent
+  "AGENT_BLOCKED", // the agent shows a blocking dialog; nothing was typed; data.reason
+  "AGENT_NOT_READY", // the agent's TUI does not accept input; nothing was typed
+  "AGENT_RESULT_PENDING", // the turn has not finished yet; do not resend
+  "AGENT_RESULT_UNAVAILABLE", // no answer can be correlated to that turn (missing or ambiguous)
+  "AGENT_TURN_ERROR", // the harness recorded an API error for that turn; there is no result
   "INTERNAL", // a bug: anything that is not one of the codes above
 ] as const;
 

@@ -10,6 +10,8 @@ export interface ToolDeps {
   terminal: Terminal;
   env: Record<string, string>;
   version: string;
+  /** Default cwd for new sessions and agents. */
+  cwd: string;
 }
 
 /** Per-call context. */

@@ -35,7 +35,7 @@ export interface ReadInput {
 export interface ReadResult {
   session_id: string;
   state: "running" | "ended";
-  view: "log" | "screen" | "full" | "line_range";
+  view: "log" | "screen" | "full" | "line_range" | "agent_transcript";
   text: string;
   meta: string | null;
   reducer: string | null;

@@ -235,6 +235,76 @@ export class Terminal {
     }
   }
 
+  /**
+   * Opens a session that runs `argv` directly (an agent CLI) instead of a shell. The caller has
+   * validated everything; `name` null means automatic naming.
+   * @throws {AppError} SESSION_EXISTS, INVALID_ARGUMENT, TMUX_*
+   */
+  async openProgram(input: {
+    name: string | null;
+    cwd: string;
+    argv: string[];
+    env: Record<string, string>;
+    /** Runs before the program starts, with the claimed session id (writes the caller's own state). */
+    prepare?: (id: string, sessionDir: string) => Promise<void>;
+    /** Builds the argv/env once the id is known. */
+    build?: (id: string) => { argv: string[]; env: Record<string, string> };
+  }): Promise<{ session_id: string; attach_command: string }> {
+    await this.#mux.ensureAvailable();
+    this.#layout.ensure();
+    const id = await this.#claimName(input.name);
+    const built = input.build ? input.build(id) : { argv: input.argv, env: input.env };
+    const meta: SessionMeta = {
+      schema: "aiterm.session.v1",
+      id,
+      created_at: new Date().toISOString(),
+      shell: built.argv[0]?.split("/").pop() ?? "",
+      shell_path: built.argv[0] ?? "",
+      dialect: null,
+      cwd: input.cwd,
+      env_names: [],
+      integration: null,
+      segment_bytes: positiveInt(this.#env.AITERM_LOG_SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
+      keep_segments: positiveInt(this.#env.AITERM_LOG_KEEP_SEGMENTS, DEFAULT_KEEP_SEGMENTS),
+    };
+    try {
+      await Deno.mkdir(this.#layout.sessionLogDir(id), { mode: 0o700 });
+      await writeMeta(this.#layout.sessionMeta(id), meta);
+      await input.prepare?.(id, this.#layout.sessionDir(id));
+      await this.#mux.newSession({
+        name: id,
+        cwd: input.cwd,
+        argv: built.argv,
+        env: { ...built.env, AITERM_SESSION_ID: id },
+        width: 200,
+        height: 50,
+        outputSink: outputSinkCommand(this.#layout.sessionLogDir(id), meta.segment_bytes),
+      });
+    } catch (err) {
+      await Deno.remove(this.#layout.sessionDir(id), { recursive: true }).catch(() => {});
+      throw err;
+    }
+    log("info", "program session opened", { session_id: id });
+    return { session_id: id, attach_command: this.attachCommand(id) };
+  }
+
+  /** Checks a name is free without claiming it (for validation before any session exists). */
+  async nameAvailable(name: string): Promise<boolean> {
+    if (!SESSION_ID_PATTERN.test(name)) return false;
+    if ((await Deno.stat(this.#layout.sessionDir(name)).catch(() => null)) !== null) return false;
+    return (await this.#mux.paneInfo(name)) === null;
+  }
+
+  /** The directory holding a session's files. */
+  sessionDir(id: string): string {
+    return this.#layout.sessionDir(id);
+  }
+
+  /** Runs `fn` under the session's send lock (shared with pty_send and pty_key). */
+  withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    return withSendLock(this.#layout.sessionSendLock(id), { sessionId: id }, fn);
+  }
+
   /** Claims a session directory: the exclusive mkdir is what makes a name ours. */
   async #claimName(explicit: string | null): Promise<string> {
     const live = new Set((await this.#mux.listSessions()).map((s) => s.name));

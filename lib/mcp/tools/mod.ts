@@ -1,5 +1,7 @@
 /** Every tool the server offers, in listing order. */
 import type { ToolDef } from "../tool.ts";
+import { agentLaunch, claudeAgent, codexAgent } from "./agent_launch.ts";
+import { agentModels } from "./agent_models.ts";
 import { diagnostics } from "./diagnostics.ts";
 import { ptyClose } from "./pty_close.ts";
 import { ptyKey } from "./pty_key.ts";
@@ -18,4 +20,8 @@ export const ALL_TOOLS: ToolDef[] = [
   ptyObserve,
   ptyClose,
   ptyList,
+  agentLaunch,
+  agentModels,
+  claudeAgent,
+  codexAgent,
 ] as unknown as ToolDef[];

@@ -1,6 +1,60 @@
 import { z } from "zod";
-import { formatRead, readSession } from "../../terminal/mod.ts";
-import { defineTool, SessionIdSchema } from "../tool.ts";
+import { readAnswer } from "../../agent/mod.ts";
+import { AppError } from "../../errors.ts";
+import { formatRead, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
+import { type CallContext, defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
+
+type AgentRead = ReadResult & { turn_id: string | null; answer_empty: boolean | null; harness: string | null };
+
+async function read(
+  input: ReadInput & { agent_transcript: boolean },
+  deps: ToolDeps,
+  ctx: CallContext,
+): Promise<AgentRead> {
+  if (!input.agent_transcript) {
+    const r = await readSession(
+      deps.terminal,
+      input,
+      (ms, total) => ctx.progress(ms, total, "waiting for the command to finish"),
+      ctx.signal,
+    );
+    return { ...r, turn_id: null, answer_empty: null, harness: null };
+  }
+  const bad = (["screen", "full", "wait"] as const).find((k) => input[k]) ??
+    (input.line_range ? "line_range" : input.until ? "until" : null);
+  if (bad) {
+    throw new AppError("INVALID_ARGUMENT", `Cannot combine agent_transcript with ${bad}`, { data: { field: bad } });
+  }
+  const a = await readAnswer(
+    { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd },
+    input.session_id,
+    input.cursor ?? null,
+  );
+  let text = a.text;
+  if (input.lines && input.lines > 0) text = text.split("\n").slice(-input.lines).join("\n");
+  return {
+    session_id: a.session_id,
+    state: "running",
+    view: "agent_transcript",
+    text,
+    meta: null,
+    reducer: null,
+    cursor: a.cursor,
+    next_cursor: null,
+    end: null,
+    has_more: false,
+    truncated: false,
+    is_complete: true,
+    via: null,
+    exit_status: null,
+    waited_ms: null,
+    timeout_used: null,
+    hint: null,
+    turn_id: a.turn_id,
+    answer_empty: a.answer_empty,
+    harness: a.harness,
+  };
+}
 
 const VIA = ["exit", "closed", "sentinel", "until", "shell_integration", "quiescent", "nested", "timeout"] as const;
 
@@ -22,12 +76,17 @@ export const ptyRead = defineTool({
       'Exact lines "A:B" of the retained log, 1-based inclusive; "A:" to the end',
     ),
     raw: z.boolean().default(false).describe("Return the text unreduced (control sequences kept)"),
-    cursor: z.number().int().min(0).nullish().describe("Read from this byte offset; your default cursor is not moved"),
+    cursor: z.number().int().min(0).nullish().describe(
+      "Read from this byte offset without moving your default cursor; with agent_transcript, the turn's event_cursor",
+    ),
+    agent_transcript: z.boolean().default(false).describe(
+      "Agent sessions: the final answer of the turn at cursor (default: the last finished turn), from the harness's own transcript",
+    ),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
     state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log stays readable until pty_close"),
-    view: z.enum(["log", "screen", "full", "line_range"]).describe("What was read"),
+    view: z.enum(["log", "screen", "full", "line_range", "agent_transcript"]).describe("What was read"),
     text: z.string().describe("The (reduced) output"),
     meta: z.string().nullable().describe("Lines and estimated tokens shown versus raw"),
     reducer: z.string().nullable().describe("Which reduction was applied (generic or a command-specific one)"),
@@ -42,14 +101,11 @@ export const ptyRead = defineTool({
     waited_ms: z.number().int().nullable().describe("How long the wait took"),
     timeout_used: z.number().nullable().describe("The timeout applied, in seconds, after capping"),
     hint: z.string().nullable().describe("What to do when not complete"),
+    turn_id: z.string().nullable().describe("agent_transcript: the harness's id of the turn"),
+    answer_empty: z.boolean().nullable().describe("agent_transcript: the finished turn's answer is empty"),
+    harness: z.string().nullable().describe("agent_transcript: the harness"),
   }).strict(),
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps, ctx) =>
-    readSession(
-      deps.terminal,
-      input,
-      (ms, total) => ctx.progress(ms, total, "waiting for the command to finish"),
-      ctx.signal,
-    ),
-  text: formatRead,
+  handler: (input, deps, ctx) => read(input, deps, ctx),
+  text: (out) => out.view === "agent_transcript" ? out.text : formatRead(out as ReadResult),
 });

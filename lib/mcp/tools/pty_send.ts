@@ -1,5 +1,87 @@
 import { z } from "zod";
-import { defineTool, SessionIdSchema } from "../tool.ts";
+import { dispatchTurn, readAgentRecord, waitProcessFor } from "../../agent/mod.ts";
+import { AppError } from "../../errors.ts";
+import { INPUT_LIMIT_BYTES, sanitizeInput } from "../../terminal/mod.ts";
+import { defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
+import { WaitProcessSchema } from "./agent_schemas.ts";
+
+interface SendArgs {
+  session_id: string;
+  text: string;
+  enter: boolean;
+  raw: boolean;
+  mark: boolean | "posix" | "pwsh";
+  image?: string[] | undefined;
+}
+
+const NULL_AGENT = {
+  event_cursor: null,
+  joined_event_cursor: null,
+  wait_process: null,
+  submit_residue: null,
+  harness: null,
+  launch_id: null,
+};
+
+async function send(input: SendArgs, deps: ToolDeps) {
+  const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
+  if (!rec) {
+    if (input.image?.length) {
+      throw new AppError("INVALID_ARGUMENT", "Cannot attach images to a plain terminal send", {
+        data: { field: "image" },
+      });
+    }
+    return { ...(await deps.terminal.send(input)), ...NULL_AGENT };
+  }
+  if (input.raw || input.mark !== false || !input.enter) {
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "Cannot use raw, mark or enter:false on an agent session: a turn is always submitted",
+      {
+        suggestion: "nothing was typed; use pty_key for single keys",
+        data: { field: input.raw ? "raw" : input.mark !== false ? "mark" : "enter" },
+      },
+    );
+  }
+  const { text, removed } = sanitizeInput(input.text);
+  const size = new TextEncoder().encode(text).length;
+  if (size > INPUT_LIMIT_BYTES) {
+    throw new AppError(
+      "INPUT_TOO_LARGE",
+      `Cannot send ${size} bytes: the limit is ${INPUT_LIMIT_BYTES} bytes of UTF-8`,
+      {
+        suggestion: "nothing was typed",
+        data: { limit_bytes: INPUT_LIMIT_BYTES, size_bytes: size },
+      },
+    );
+  }
+  if (text.trim() === "") {
+    throw new AppError("INVALID_ARGUMENT", "Cannot dispatch an empty turn", { data: { field: "text" } });
+  }
+  const r = await dispatchTurn(
+    { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd },
+    input.session_id,
+    text,
+    {
+      images: input.image ?? [],
+    },
+  );
+  return {
+    session_id: r.session_id,
+    mode: r.mode,
+    bytes: size,
+    enter: true,
+    removed_controls: removed,
+    log_cursor: null,
+    marked: false,
+    event_cursor: r.event_cursor,
+    joined_event_cursor: r.joined_event_cursor,
+    wait_process: r.event_cursor !== null ? waitProcessFor(r.session_id, r.event_cursor) : null,
+    submit_residue: r.submit_residue,
+    harness: r.harness,
+    launch_id: r.launch_id,
+  };
+}
 
 export const ptySend = defineTool({
   name: "pty_send",
@@ -11,6 +93,9 @@ export const ptySend = defineTool({
     text: z.string().describe("Text to type (UTF-8, at most 65536 bytes)"),
     enter: z.boolean().default(true).describe("Press Enter after the text"),
     raw: z.boolean().default(false).describe("Send the bytes exactly: no sanitising, no multi-line wrapping, no LF→CR"),
+    image: z.array(z.string()).max(16).optional().describe(
+      "Agent sessions: absolute image paths referenced in the turn",
+    ),
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
       'Append an end marker with a per-send nonce and the exit status, so pty_read wait:true completes exactly (also inside ssh/docker); "posix" or "pwsh" names a nested shell\'s dialect',
     ),

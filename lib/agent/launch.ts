@@ -1,0 +1,341 @@
+/**
+ * `agent_launch`: validate everything before a session exists, start the harness CLI in a fresh
+ * session with the user's normal environment plus aiterm's lineage variables, pass the start-up
+ * gate, and dispatch the first prompt without waiting for its answer.
+ */
+import { extname, isAbsolute } from "node:path";
+import { AppError } from "../errors.ts";
+import { log } from "../log.ts";
+import { windowsArgumentList } from "../self_command.ts";
+import { INPUT_LIMIT_BYTES, type Terminal } from "../terminal/mod.ts";
+import { getHarness, type HarnessAdapter, harnessBinary, type HarnessId, resolveBinary } from "../../harnesses/mod.ts";
+import { findExecutable } from "../../platform/mod.ts";
+import { type DispatchReceipt, dispatchTurn } from "./dispatch.ts";
+import { type AgentRecord, childLineage, lineageEnv, writeAgentRecord } from "./record.ts";
+import { startupGate, type StartupResult } from "./startup.ts";
+import { type WaitProcess, waitProcessFor } from "./wait_process.ts";
+
+/** Input of {@link launchAgent} (the agent_launch schema). */
+export interface LaunchInput {
+  harness: HarnessId;
+  model?: string | null | undefined;
+  reasoning_effort?: string | null | undefined;
+  fast?: boolean | null | undefined;
+  prompt?: string | null | undefined;
+  image?: string[] | undefined;
+  cwd?: string | null | undefined;
+  env_vars?: string[] | undefined;
+  write_scope?: string | null | undefined;
+  session_name?: string | null | undefined;
+  trust_project?: boolean | undefined;
+  throughline_source_session?: string | null | undefined;
+  throughline_supplement_file?: string | null | undefined;
+  launch_operation_id?: string | null | undefined;
+}
+
+/** The launch receipt (aiterm.agent-launch-result.v1). */
+export interface LaunchReceipt {
+  schema: "aiterm.agent-launch-result.v1";
+  harness: HarnessId;
+  provider: string;
+  session_id: string;
+  startup: { status: "ready" | "not_checked" | "blocked"; reason: string };
+  initial_prompt: {
+    status: "not_requested" | "not_sent" | "submitted_unconfirmed" | "started";
+    reason: string;
+    turn_started: boolean | null;
+  };
+  event_cursor: number | null;
+  wait_process: WaitProcess | null;
+  wait_command: string | null;
+  submit_residue: boolean | null;
+  managed_completion: true;
+  fast: boolean;
+  fast_error: { code: string; message: string } | null;
+  write_scope?: string;
+  write_scope_enforcement?: "enforced_read_only" | "declaration_only_unsupported";
+  attach_command: string;
+}
+
+const IMAGE_EXTS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
+const OPERATION_ID = /^sha256:[0-9a-f]{64}$/;
+
+/** Dependencies of {@link launchAgent}. */
+export interface AgentDeps {
+  terminal: Terminal;
+  env: Record<string, string>;
+  defaultCwd: string;
+}
+
+async function validate(
+  input: LaunchInput,
+  deps: AgentDeps,
+): Promise<{ adapter: HarnessAdapter; bin: string; cwd: string }> {
+  const adapter = getHarness(input.harness);
+  if (!adapter) {
+    throw new AppError(
+      "HARNESS_NOT_SUPPORTED",
+      `Cannot launch ${input.harness}: this aiterm version has no adapter for it yet`,
+      {
+        suggestion: "use claude-code or codex-cli",
+      },
+    );
+  }
+  const bin = resolveBinary(harnessBinary(input.harness), deps.env);
+  if (!bin) {
+    const spec = harnessBinary(input.harness);
+    throw new AppError(
+      "HARNESS_NOT_INSTALLED",
+      `Cannot launch ${input.harness}: its CLI (${spec.pathNames.join("/")}) is not installed`,
+      {
+        suggestion: `install it or set ${spec.envOverride} to its path`,
+        data: { harness: input.harness, env_override: spec.envOverride },
+      },
+    );
+  }
+  const cwdIn = input.cwd ?? deps.defaultCwd;
+  if (!isAbsolute(cwdIn)) {
+    throw new AppError("INVALID_ARGUMENT", `Cannot launch: cwd "${cwdIn}" is not an absolute path`, {
+      data: { field: "cwd" },
+    });
+  }
+  const st = await Deno.stat(cwdIn).catch(() => null);
+  if (!st?.isDirectory) {
+    throw new AppError("CWD_NOT_FOUND", `Cannot launch: cwd "${cwdIn}" is not an existing directory`);
+  }
+  const cwd = await Deno.realPath(cwdIn);
+  if (input.model !== undefined && input.model !== null && input.model.trim() === "") {
+    throw new AppError("INVALID_ARGUMENT", "Cannot launch: model is empty", { data: { field: "model" } });
+  }
+  if (input.prompt && new TextEncoder().encode(input.prompt).length > INPUT_LIMIT_BYTES) {
+    throw new AppError("INPUT_TOO_LARGE", `Cannot launch: the prompt is over ${INPUT_LIMIT_BYTES} bytes of UTF-8`, {
+      data: { limit_bytes: INPUT_LIMIT_BYTES },
+    });
+  }
+  for (const img of input.image ?? []) {
+    const ok = isAbsolute(img) && IMAGE_EXTS.has(extname(img).toLowerCase()) &&
+      (await Deno.stat(img).then((s) => s.isFile, () => false));
+    if (!ok) {
+      throw new AppError(
+        "IMAGE_INVALID",
+        `Cannot attach "${img}": images must be absolute paths to existing png/jpg/jpeg/gif/webp files`,
+        {
+          data: { field: "image" },
+        },
+      );
+    }
+  }
+  if ((input.image?.length ?? 0) > 0 && !input.prompt) {
+    throw new AppError("INVALID_ARGUMENT", "Cannot attach images without a prompt", { data: { field: "image" } });
+  }
+  for (const name of input.env_vars ?? []) {
+    if (deps.env[name] === undefined) {
+      throw new AppError("ENV_VAR_UNSET", `Cannot launch: environment variable ${name} is not set in the server`, {
+        data: { name },
+      });
+    }
+  }
+  if (input.launch_operation_id != null) {
+    if (!OPERATION_ID.test(input.launch_operation_id)) {
+      throw new AppError("INVALID_ARGUMENT", "Cannot launch: launch_operation_id must be sha256:<64 hex>", {
+        data: { field: "launch_operation_id" },
+      });
+    }
+    if (input.harness !== "claude-code" || input.prompt || !input.session_name) {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "Cannot launch: launch_operation_id is only for a prompt-less claude-code launch with session_name",
+        {
+          data: { field: "launch_operation_id" },
+        },
+      );
+    }
+  }
+  if (
+    (input.throughline_source_session || input.throughline_supplement_file) &&
+    !findExecutable("throughline", deps.env.PATH)
+  ) {
+    throw new AppError(
+      "THROUGHLINE_UNAVAILABLE",
+      "Cannot launch with Throughline context: the throughline CLI is not installed",
+      {
+        suggestion: "install Throughline 0.10.8 or later, or omit throughline_*",
+      },
+    );
+  }
+  if (input.session_name != null && !(await deps.terminal.nameAvailable(input.session_name))) {
+    throw new AppError(
+      "SESSION_EXISTS",
+      `Cannot launch into session "${input.session_name}": that name is taken or malformed`,
+      {
+        suggestion: "pick another session_name, or pty_close it first",
+      },
+    );
+  }
+  await validateModel(adapter, bin, input, deps);
+  return { adapter, bin, cwd };
+}
+
+async function validateModel(adapter: HarnessAdapter, bin: string, input: LaunchInput, deps: AgentDeps): Promise<void> {
+  const needCatalog = (input.model != null) || (input.reasoning_effort != null && adapter.efforts === null) ||
+    input.fast != null;
+  if (input.reasoning_effort != null && adapter.efforts !== null && !adapter.efforts.includes(input.reasoning_effort)) {
+    throw new AppError(
+      "EFFORT_UNSUPPORTED",
+      `Cannot launch ${adapter.id} with reasoning_effort "${input.reasoning_effort}"`,
+      {
+        suggestion: `use one of ${adapter.efforts.join(", ")}`,
+        data: { accepted: [...adapter.efforts] },
+      },
+    );
+  }
+  if (!needCatalog || !adapter.modelCatalog) return;
+  let catalog;
+  try {
+    catalog = await adapter.modelCatalog(bin, deps.env);
+  } catch (err) {
+    throw new AppError(
+      "MODEL_CATALOG_UNAVAILABLE",
+      `Cannot check the model: ${adapter.id} could not list its models (${(err as Error).message})`,
+      {
+        cause: err,
+      },
+    );
+  }
+  const id = input.model ?? catalog.defaultModel;
+  const model = catalog.models.find((m) => m.id === id);
+  if (input.model != null && !model && catalog.source !== "claude-code-aliases") {
+    throw new AppError(
+      "MODEL_UNKNOWN",
+      `Cannot launch ${adapter.id} with model "${input.model}": it is not in the live catalog`,
+      {
+        suggestion: `use one of ${catalog.models.filter((m) => !m.hidden).map((m) => m.id).join(", ")}`,
+        data: { available: catalog.models.map((m) => m.id) },
+      },
+    );
+  }
+  if (
+    input.reasoning_effort != null && adapter.efforts === null && model && model.efforts.length > 0 &&
+    !model.efforts.includes(input.reasoning_effort)
+  ) {
+    throw new AppError(
+      "EFFORT_UNSUPPORTED",
+      `Cannot launch ${model.id} with reasoning_effort "${input.reasoning_effort}"`,
+      {
+        suggestion: `use one of ${model.efforts.join(", ")}`,
+        data: { accepted: model.efforts },
+      },
+    );
+  }
+  if (input.fast === true && model && !model.fast) {
+    throw new AppError("FAST_MODE_NOT_SUPPORTED", `Cannot launch ${model.id} in fast mode: the model has no fast tier`);
+  }
+  if (input.fast === false && input.model && /(^|-)fast($|-)/.test(input.model)) {
+    throw new AppError(
+      "FAST_MODE_MODEL_CONFLICT",
+      `Cannot launch "${input.model}" with fast:false: the model id is a fast variant`,
+    );
+  }
+}
+
+/**
+ * Launches an agent (see module doc).
+ * @throws {AppError} every validation code before any session exists
+ */
+export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<LaunchReceipt> {
+  const { adapter, bin, cwd } = await validate(input, deps);
+  const launchId = crypto.randomUUID().replaceAll("-", "");
+  const sessionUuid = crypto.randomUUID();
+  const spec = adapter.buildLaunch({
+    bin,
+    cwd,
+    model: input.model ?? null,
+    reasoningEffort: input.reasoning_effort ?? null,
+    writeScope: input.write_scope ?? null,
+    fast: input.fast ?? null,
+    images: input.image ?? [],
+    sessionUuid,
+  });
+  const copied: Record<string, string> = {};
+  for (const name of input.env_vars ?? []) copied[name] = deps.env[name]!;
+  let record: AgentRecord | null = null;
+  const opened = await deps.terminal.openProgram({
+    name: input.session_name ?? null,
+    cwd,
+    argv: spec.argv,
+    env: {},
+    build: (id) => {
+      const lineage = childLineage(deps.env, id);
+      record = {
+        schema: "aiterm.agent.v1",
+        launch_id: launchId,
+        harness: adapter.id,
+        session_id: id,
+        cwd,
+        created_at_ms: Date.now(),
+        pinned_session_id: spec.pinnedSessionId,
+        transcript_path: null,
+        lineage,
+        preface_pending: true,
+        model: input.model ?? null,
+        reasoning_effort: input.reasoning_effort ?? null,
+        write_scope: input.write_scope ?? null,
+        launch_operation_id: input.launch_operation_id ?? null,
+        active_turn: null,
+      };
+      return { argv: spec.argv, env: { ...copied, ...spec.env, ...lineageEnv(lineage, launchId) } };
+    },
+    prepare: async (_id, dir) => {
+      if (record) await writeAgentRecord(dir, record);
+    },
+  });
+  const id = opened.session_id;
+  log("info", "agent launched", { session_id: id, harness: adapter.id });
+
+  let startup: StartupResult = { status: "not_checked", reason: "no_prompt_or_trust_requested" };
+  if (input.prompt || input.trust_project) {
+    startup = await startupGate(deps.terminal, adapter, id, { trustProject: input.trust_project ?? false });
+  }
+  let initial: LaunchReceipt["initial_prompt"] = { status: "not_requested", reason: "no_prompt", turn_started: null };
+  let dispatch: DispatchReceipt | null = null;
+  if (input.prompt) {
+    if (startup.status !== "ready") {
+      initial = { status: "not_sent", reason: `startup_${startup.status}:${startup.reason}`, turn_started: null };
+    } else {
+      dispatch = await dispatchTurn(deps, id, input.prompt, { images: input.image ?? [], allowSteer: false });
+      initial = dispatch.turn_started
+        ? { status: "started", reason: "turn_started", turn_started: true }
+        : { status: "submitted_unconfirmed", reason: "no_start_evidence_yet", turn_started: false };
+    }
+  }
+  const cursor = dispatch?.event_cursor ?? null;
+  const wait = cursor !== null ? waitProcessFor(id, cursor) : null;
+  const receipt: LaunchReceipt = {
+    schema: "aiterm.agent-launch-result.v1",
+    harness: adapter.id,
+    provider: adapter.provider,
+    session_id: id,
+    startup,
+    initial_prompt: initial,
+    event_cursor: cursor,
+    wait_process: wait,
+    wait_command: wait ? `aiterm-wait --session ${id} --cursor ${cursor}` : null,
+    submit_residue: dispatch ? dispatch.submit_residue : null,
+    managed_completion: true,
+    fast: false,
+    fast_error: input.fast === true
+      ? {
+        code: "FAST_MODE_UNCONFIRMED",
+        message: `aiterm cannot confirm a switch to fast mode in ${adapter.id}; launched at normal speed`,
+      }
+      : null,
+    attach_command: opened.attach_command,
+  };
+  if (input.write_scope != null) {
+    receipt.write_scope = input.write_scope;
+    receipt.write_scope_enforcement = spec.writeScopeEnforcement ?? "declaration_only_unsupported";
+  }
+  return receipt;
+}
+
+export { windowsArgumentList };

@@ -1,0 +1,12 @@
+/** The agent layer's way in. */
+export { launchAgent } from "./launch.ts";
+export type { AgentDeps, LaunchInput, LaunchReceipt } from "./launch.ts";
+export { agentOf, dispatchTurn } from "./dispatch.ts";
+export type { DispatchReceipt } from "./dispatch.ts";
+export { readAnswer } from "./answer.ts";
+export type { AgentAnswer } from "./answer.ts";
+export { waitForTurn } from "./waiter.ts";
+export type { WaitOutcome } from "./waiter.ts";
+export { waitProcessFor } from "./wait_process.ts";
+export type { WaitProcess } from "./wait_process.ts";
+export { readAgentRecord } from "./record.ts";

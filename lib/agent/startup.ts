@@ -1,0 +1,65 @@
+/**
+ * The start-up gate: wait until the TUI accepts input, answering only the dialogs aiterm may answer
+ * (workspace trust and hooks review with trust_project; Claude's theme picker with its default).
+ * A sign-in screen or anything else modal stops the gate with a reason, and nothing is typed.
+ */
+import type { HarnessAdapter } from "../../harnesses/mod.ts";
+import type { Terminal } from "../terminal/mod.ts";
+import { runSteps } from "./typing.ts";
+
+/** The gate's verdict. */
+export interface StartupResult {
+  status: "ready" | "not_checked" | "blocked";
+  reason: string;
+}
+
+/** Options for {@link startupGate}. */
+export interface StartupOptions {
+  trustProject: boolean;
+  timeoutMs?: number;
+}
+
+const POLL_MS = 120;
+const STABLE_READS = 2;
+const MAX_ANSWERS = 6;
+
+/** Runs the gate on a freshly launched session. */
+export async function startupGate(
+  terminal: Terminal,
+  adapter: HarnessAdapter,
+  id: string,
+  options: StartupOptions,
+): Promise<StartupResult> {
+  const timeoutMs = options.timeoutMs ?? Number(Deno.env.get("AITERM_AGENT_STARTUP_TIMEOUT_MS") ?? 60_000);
+  const deadline = Date.now() + timeoutMs;
+  let stable = 0;
+  let answers = 0;
+  let lastScreen = "";
+  while (Date.now() < deadline) {
+    const pane = await terminal.mux.paneInfo(id);
+    const screen = pane && !pane.paneDead ? await terminal.mux.capture(id).catch(() => "") : lastScreen;
+    lastScreen = screen;
+    const state = adapter.classifyScreen(screen);
+    if (!pane || pane.paneDead) {
+      const why = state.kind === "blocked" ? state.reason : "harness_exited";
+      return { status: "blocked", reason: why };
+    }
+    if (state.kind === "ready") {
+      if (++stable >= STABLE_READS) return { status: "ready", reason: "input_accepted" };
+    } else {
+      stable = 0;
+    }
+    if (state.kind === "blocked") {
+      const keys = adapter.answerStartupDialog(screen, options.trustProject);
+      if (keys && answers < MAX_ANSWERS) {
+        answers++;
+        await runSteps(terminal.mux, id, keys);
+      } else {
+        return { status: "blocked", reason: state.reason };
+      }
+    }
+    if (state.kind === "exited") return { status: "blocked", reason: "harness_exited" };
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  return { status: "blocked", reason: "startup_timeout" };
+}

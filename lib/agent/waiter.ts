@@ -1,0 +1,96 @@
+/**
+ * `aiterm-wait`: a pure reader that blocks until turn `cursor` of an agent session ends and says how
+ * (exit 0 done, 3 timeout, 4 closed, 7 error). It never types, never changes the turn marker, and
+ * never resends anything.
+ */
+import { getHarness } from "../../harnesses/mod.ts";
+import type { Terminal } from "../terminal/mod.ts";
+import { readAgentRecord } from "./record.ts";
+import { loadTurns } from "./turns.ts";
+
+/** The waiter's verdict (printed as JSON). */
+export interface WaitOutcome {
+  schema: "aiterm.wait-result.v1";
+  session_id: string;
+  cursor: number;
+  outcome: "done" | "timeout" | "closed" | "error";
+  turn_id: string | null;
+  error: string | null;
+  exit_code: 0 | 3 | 4 | 7;
+}
+
+const EXIT = { done: 0, timeout: 3, closed: 4, error: 7 } as const;
+
+/** Options for {@link waitForTurn}. */
+export interface WaitTurnOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  env: Record<string, string | undefined>;
+}
+
+/** Waits for turn `cursor` (see module doc). */
+export async function waitForTurn(
+  terminal: Terminal,
+  id: string,
+  cursor: number,
+  options: WaitTurnOptions,
+): Promise<WaitOutcome> {
+  const result = (outcome: WaitOutcome["outcome"], turnId: string | null, error: string | null): WaitOutcome => ({
+    schema: "aiterm.wait-result.v1",
+    session_id: id,
+    cursor,
+    outcome,
+    turn_id: turnId,
+    error,
+    exit_code: EXIT[outcome],
+  });
+  const deadline = Date.now() + options.timeoutMs;
+  let delay = 50;
+  let watcher: Deno.FsWatcher | null = null;
+  let watchedPath: string | null = null;
+  try {
+    for (;;) {
+      const rec = await readAgentRecord(terminal.sessionDir(id));
+      const adapter = rec ? getHarness(rec.harness) : null;
+      if (!rec || !adapter) return result("closed", null, "the session has no agent record (closed or never launched)");
+      const loaded = await loadTurns(adapter, rec, options.env);
+      const turn = loaded.turns[cursor];
+      if (turn && turn.status === "done") return result("done", turn.turnId, null);
+      if (turn && turn.status === "error") {
+        return result("error", turn.turnId, turn.error ?? "the harness recorded an error");
+      }
+      if (turn && turn.status === "interrupted") return result("error", turn.turnId, "the turn was interrupted");
+      const pane = await terminal.mux.paneInfo(id);
+      if (!pane || pane.paneDead) {
+        // One last look: the harness may have written the end record just before exiting.
+        const final = (await loadTurns(adapter, rec, options.env)).turns[cursor];
+        if (final?.status === "done") return result("done", final.turnId, null);
+        return result("closed", final?.turnId ?? null, null);
+      }
+      if (Date.now() >= deadline) return result("timeout", turn?.turnId ?? null, null);
+      if (options.signal?.aborted) return result("timeout", turn?.turnId ?? null, "cancelled");
+      // Wake on a transcript write; a bounded backoff covers the time before the file exists.
+      const dir = loaded.path ? loaded.path.slice(0, loaded.path.lastIndexOf("/")) : null;
+      if (dir && dir !== watchedPath) {
+        watcher?.close();
+        try {
+          watcher = Deno.watchFs(dir, { recursive: false });
+          watchedPath = dir;
+        } catch {
+          watcher = null;
+        }
+      }
+      await Promise.race([
+        new Promise((r) => setTimeout(r, delay)),
+        watcher ? watcher[Symbol.asyncIterator]().next() : new Promise(() => {}),
+      ]);
+      delay = Math.min(delay * 2, 500);
+    }
+  } finally {
+    try {
+      watcher?.close();
+    } catch {
+      // closed
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { launchAgent, type LaunchInput, type LaunchReceipt } from "../../agent/mod.ts";
+import type { HarnessId } from "../../../harnesses/mod.ts";
+import { defineTool, type ToolDeps } from "../tool.ts";
+import { HarnessSchema, launchFields, LaunchOutputSchema } from "./agent_schemas.ts";
+
+const DESCRIPTION =
+  "Start a coding agent (harness: claude-code, codex-cli; model is a separate axis) in a fresh persistent session that shares your normal HOME, cwd, config, MCP servers, plugins, skills and trust. aiterm owns only completion-correlation state. The agent is told it is a sub-agent (parent session, delegation depth and lineage, delegation_allowed=true). With a prompt, the call returns as soon as the turn is dispatched: do not wait here. To be told when the turn ends, start wait_process in the background (exit 0 done, 3 timeout after 600 s, 4 closed, 7 error: the harness recorded an API error, no result); the receipt is authoritative and only done has a result. Then read the answer with pty_read(session_id, agent_transcript:true, cursor:event_cursor). Later turns go through pty_send: a running turn takes the text as a steer, an idle agent starts a new turn with a new event_cursor. Without prompt and trust_project the call returns at once with startup.not_checked.";
+
+function text(out: LaunchReceipt): string {
+  const lines = [`session_id: ${out.session_id}`, `startup: ${out.startup.status} (${out.startup.reason})`];
+  lines.push(`initial_prompt: ${out.initial_prompt.status} (${out.initial_prompt.reason})`);
+  if (out.wait_process) lines.push(`wait: ${[out.wait_process.executable, ...out.wait_process.args].join(" ")}`);
+  if (out.submit_residue) {
+    lines.push("warning: text was left in the composer; look with pty_read screen:true (do not resend)");
+  }
+  lines.push(`attach: ${out.attach_command}`, JSON.stringify(out));
+  return lines.join("\n");
+}
+
+async function handler(input: LaunchInput, deps: ToolDeps): Promise<LaunchReceipt> {
+  return await launchAgent(input, { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd });
+}
+
+export const agentLaunch = defineTool({
+  name: "agent_launch",
+  title: "Launch a coding agent",
+  description: DESCRIPTION,
+  input: z.object({ harness: HarnessSchema, ...launchFields }).strict(),
+  output: LaunchOutputSchema,
+  annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: (input, deps) => handler(input as LaunchInput, deps),
+  text,
+});
+
+function alias(name: string, harness: HarnessId) {
+  return defineTool({
+    name,
+    title: `Launch ${harness} (deprecated alias)`,
+    description:
+      `Deprecated: use agent_launch(harness="${harness}"). Same inputs without harness and image. ${DESCRIPTION}`,
+    input: z.object((({ image: _image, ...rest }) => rest)(launchFields)).strict(),
+    output: LaunchOutputSchema,
+    annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    handler: (input, deps) => handler({ ...(input as Omit<LaunchInput, "harness">), harness }, deps),
+    text,
+  });
+}
+
+export const claudeAgent = alias("claude_agent", "claude-code");
+export const codexAgent = alias("codex_agent", "codex-cli");

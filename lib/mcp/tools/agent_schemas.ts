@@ -1,0 +1,91 @@
+/** Schemas shared by agent_launch, its deprecated aliases and pty_send's agent receipts. */
+import { z } from "zod";
+import { HARNESS_IDS } from "../../../harnesses/mod.ts";
+
+export const HarnessSchema = z.enum(HARNESS_IDS).describe(
+  "The agent harness: the CLI that owns the agent loop, auth, hooks, session and transcript (not the model)",
+);
+
+export const WaitProcessSchema = z.object({
+  executable: z.string().describe("Program to start in the background (do not wait on it in your turn)"),
+  args: z.array(z.string()).describe("Its arguments, as given"),
+  windows_start_process_argument_list: z.string().nullable().describe(
+    "PowerShell 7 Start-Process -ArgumentList as one string (Windows only)",
+  ),
+}).strict().nullable().describe(
+  "Start this to be told when the turn ends: exit 0 done, 3 timeout (600 s), 4 closed, 7 error (no result)",
+);
+
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
+
+/** agent_launch input fields (harness added by agent_launch; fixed by the aliases). */
+export const launchFields = {
+  model: z.string().nullish().describe(
+    "Model id from the harness's live catalog (agent_models); checked before launch, no fallback",
+  ),
+  reasoning_effort: z.string().min(1).nullish().describe(
+    "Reasoning effort in the harness's terms (e.g. low, medium, high)",
+  ),
+  fast: z.boolean().nullish().describe(
+    "Fast mode: true asks for it (FAST_MODE_NOT_SUPPORTED when the model has none); false with a fast model id is FAST_MODE_MODEL_CONFLICT",
+  ),
+  prompt: z.string().nullish().describe(
+    "First prompt; sent after the TUI accepts input, and the call returns without waiting",
+  ),
+  image: z.array(z.string()).max(16).optional().describe(
+    "Absolute png/jpg/jpeg/gif/webp paths attached to the first prompt",
+  ),
+  cwd: z.string().nullish().describe("Absolute working directory (default: the server's cwd)"),
+  env_vars: z.array(EnvName).max(64).optional().describe("Names of variables to copy from this server's environment"),
+  write_scope: z.string().min(1).nullish().describe(
+    '"read-only" is enforced through the harness\'s own read-only mode where it has one; anything else is a declaration',
+  ),
+  session_name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).nullish().describe("Session id (default: automatic)"),
+  trust_project: z.boolean().optional().describe(
+    "Answer the workspace-trust, project-hooks and MCP-consent dialogs for this directory during start-up",
+  ),
+  throughline_source_session: z.string().min(1).nullish().describe(
+    "Throughline session to read context from (needs Throughline)",
+  ),
+  throughline_supplement_file: z.string().min(1).nullish().describe(
+    "Throughline supplement JSON path, passed through as is",
+  ),
+  launch_operation_id: z.string().nullish().describe(
+    "sha256:<hex>; Claude Code prompt-less exact replay correlation only",
+  ),
+};
+
+export const LaunchOutputSchema = z.object({
+  schema: z.literal("aiterm.agent-launch-result.v1").describe("Result schema id"),
+  harness: z.enum(HARNESS_IDS).describe("The harness launched"),
+  provider: z.string().describe("Legacy vendor name (claude, codex, grok, cursor)"),
+  session_id: z.string().describe("The agent's session id (pty_send dispatches turns to it)"),
+  startup: z.object({
+    status: z.enum(["ready", "not_checked", "blocked"]).describe(
+      "ready = accepts input; blocked = see reason; nothing was typed",
+    ),
+    reason: z.string().describe("Why"),
+  }).strict(),
+  initial_prompt: z.object({
+    status: z.enum(["not_requested", "not_sent", "submitted_unconfirmed", "started"]).describe(
+      "What happened to prompt",
+    ),
+    reason: z.string().describe("Why"),
+    turn_started: z.boolean().nullable().describe("Evidence that the turn began"),
+  }).strict(),
+  event_cursor: z.number().int().nullable().describe(
+    "The first turn's cursor (pty_read agent_transcript cursor, aiterm-wait --cursor)",
+  ),
+  wait_process: WaitProcessSchema,
+  wait_command: z.string().nullable().describe("Human-readable form of wait_process (display only)"),
+  submit_residue: z.boolean().nullable().describe("Text was left in the composer after submitting"),
+  managed_completion: z.literal(true).describe("aiterm correlates completion from the harness's own records"),
+  fast: z.boolean().describe("Fast mode state after launch"),
+  fast_error: z.object({ code: z.string().describe("Code"), message: z.string().describe("Why") }).strict().nullable()
+    .describe("Why fast mode was asked for but not confirmed"),
+  write_scope: z.string().optional().describe("write_scope as given"),
+  write_scope_enforcement: z.enum(["enforced_read_only", "declaration_only_unsupported"]).optional().describe(
+    "How write_scope is enforced",
+  ),
+  attach_command: z.string().describe("Run this to watch the agent"),
+}).strict();

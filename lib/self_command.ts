@@ -1,0 +1,56 @@
+/**
+ * How aiterm names itself to other processes (waiters, hooks): the compiled binary when compiled,
+ * `deno run -A main.ts` from source. Never a file next to the source at run time.
+ */
+import { dirname, join } from "node:path";
+
+/** True when running as a `deno compile` binary. */
+export function isCompiled(): boolean {
+  const base = Deno.execPath().split(/[\\/]/).pop() ?? "";
+  return !/^deno(\.exe)?$/i.test(base);
+}
+
+/** argv prefix that runs `aiterm-mcp <subcommand>`. */
+export function selfCommand(subcommand: string): string[] {
+  if (isCompiled()) {
+    if (subcommand === "wait") {
+      // The release ships aiterm-wait beside aiterm-mcp; prefer it (its own small entry point).
+      const sibling = join(dirname(Deno.execPath()), Deno.build.os === "windows" ? "aiterm-wait.exe" : "aiterm-wait");
+      try {
+        if (Deno.statSync(sibling).isFile) return [sibling];
+      } catch {
+        // fall through to the subcommand
+      }
+    }
+    return [Deno.execPath(), subcommand];
+  }
+  const main = new URL("../main.ts", import.meta.url);
+  return [Deno.execPath(), "run", "-A", main.protocol === "file:" ? main.pathname : main.href, subcommand];
+}
+
+/**
+ * One Windows command-line string for argv, quoted by the MSVCRT rules (what PowerShell 7's
+ * Start-Process -ArgumentList passes through unchanged as a single string).
+ */
+export function windowsArgumentList(args: string[]): string {
+  return args.map(quoteMsvcrt).join(" ");
+}
+
+function quoteMsvcrt(arg: string): string {
+  if (arg !== "" && !/[\s"]/.test(arg)) return arg;
+  let out = '"';
+  let backslashes = 0;
+  for (const ch of arg) {
+    if (ch === "\\") {
+      backslashes++;
+      continue;
+    }
+    if (ch === '"') {
+      out += "\\".repeat(backslashes * 2 + 1) + '"';
+    } else {
+      out += "\\".repeat(backslashes) + ch;
+    }
+    backslashes = 0;
+  }
+  return out + "\\".repeat(backslashes * 2) + '"';
+}
