@@ -102,21 +102,39 @@ export const ptySend = defineTool({
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session typed into"),
-    mode: z.enum(["script", "typed", "raw"]).describe(
-      "script = multi-line text wrapped for the shell; typed = as is; raw = exact bytes",
+    mode: z.enum(["script", "typed", "raw", "agent_dispatch", "agent_steer"]).describe(
+      "script = multi-line text wrapped for the shell; typed = as is; raw = exact bytes; agent_dispatch = a new agent turn; agent_steer = joined the running turn",
     ),
     bytes: z.number().int().describe("UTF-8 bytes of the text after sanitising"),
     enter: z.boolean().describe("Whether Enter was pressed"),
     removed_controls: z.number().int().describe("Control characters removed by sanitising"),
-    log_cursor: z.number().int().describe(
-      "Output log cursor just before this send: pty_read from here to see its effect",
+    log_cursor: z.number().int().nullable().describe(
+      "Output log cursor just before this send: pty_read from here to see its effect (null for agent turns)",
     ),
     marked: z.boolean().describe("An end marker was appended"),
+    event_cursor: z.number().int().nullable().describe("Agent dispatch: the new turn's cursor"),
+    joined_event_cursor: z.number().int().nullable().describe("Agent steer: the running turn the text joined"),
+    wait_process: WaitProcessSchema,
+    submit_residue: z.boolean().nullable().describe("Agent: text was left in the composer after submitting"),
+    harness: z.string().nullable().describe("Agent: the harness"),
+    launch_id: z.string().nullable().describe("Agent: the launch"),
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  handler: (input, deps) => deps.terminal.send(input),
-  text: (out) =>
-    `sent ${out.bytes} bytes to ${out.session_id}${
+  handler: (input, deps) => send(input, deps),
+  text: (out) => {
+    if (out.mode === "agent_dispatch") {
+      return `dispatched turn ${out.event_cursor} to ${out.session_id} (harness=${out.harness}); do not wait here: ` +
+        `start wait_process in the background, then pty_read agent_transcript:true cursor:${out.event_cursor}` +
+        (out.submit_residue ? "\nwarning: text was left in the composer (do not resend)" : "") +
+        `\n${JSON.stringify(out)}`;
+    }
+    if (out.mode === "agent_steer") {
+      return `steered the running turn ${
+        out.joined_event_cursor ?? "?"
+      } of ${out.session_id}; its completion and answer boundary is unchanged`;
+    }
+    return `sent ${out.bytes} bytes to ${out.session_id}${
       out.enter ? " (+Enter)" : ""
-    } [${out.mode}] cursor=${out.log_cursor}`,
+    } [${out.mode}] cursor=${out.log_cursor}`;
+  },
 });
