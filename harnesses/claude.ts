@@ -1,8 +1,311 @@
-/** Claude Code (`claude`). Facts: docs/harnesses/claude-code.md. (Adapter logic: agent launch part 1.) */
-import type { BinarySpec } from "./types.ts";
+/** Claude Code (`claude`). Facts, with where each was verified: docs/harnesses/claude-code.md. */
+import { join } from "node:path";
+import { isRecord, jsonlFilesSince, newestFirst, parseJsonl, realPathOr, rec, str } from "./_jsonl.ts";
+import type { JsonRecord } from "./_jsonl.ts";
+import {
+  findUp,
+  holdsPrefix,
+  isExitTrailer,
+  isLaunchLine,
+  isRule,
+  lineAt,
+  prevNonEmpty,
+  screenLines,
+  selectOption,
+} from "./_screen.ts";
+import type {
+  BinarySpec,
+  BlockedReason,
+  HarnessAdapter,
+  KeyStep,
+  LaunchOptions,
+  LaunchSpec,
+  ModelCatalog,
+  ScreenState,
+  TranscriptContext,
+  TranscriptTurn,
+} from "./types.ts";
 
 export const claudeBinary: BinarySpec = {
   envOverride: "CLAUDE_BIN",
   standardPaths: ["~/.claude/local/claude", "~/.local/bin/claude"],
   pathNames: ["claude"],
+};
+
+/** `--effort` values accepted by Claude Code 2.1.197 (`claude --help`). */
+export const CLAUDE_EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
+
+/** Model aliases built into Claude Code 2.1.197; full model ids are accepted too. */
+export const CLAUDE_MODEL_ALIASES = [
+  "sonnet",
+  "opus",
+  "haiku",
+  "fable",
+  "best",
+  "sonnet[1m]",
+  "opus[1m]",
+  "fable[1m]",
+  "opusplan",
+] as const;
+
+/** Builds the interactive launch: pinned session id, model, effort, and plan mode for read-only. */
+export function buildClaudeLaunch(o: LaunchOptions): LaunchSpec {
+  const argv = [o.bin, "--session-id", o.sessionUuid];
+  if (o.model) argv.push("--model", o.model);
+  if (o.reasoningEffort) argv.push("--effort", o.reasoningEffort);
+  let writeScopeEnforcement: LaunchSpec["writeScopeEnforcement"] = null;
+  if (o.writeScope === "read-only") {
+    argv.push("--permission-mode", "plan");
+    writeScopeEnforcement = "enforced_read_only";
+  } else if (o.writeScope !== null) {
+    writeScopeEnforcement = "declaration_only_unsupported";
+  }
+  // No image flag exists for the TUI (images are referenced by path in the prompt) and fast mode is
+  // the `/fast` slash command, so neither changes argv or env.
+  return { argv, env: {}, writeScopeEnforcement, pinnedSessionId: o.sessionUuid };
+}
+
+/** The project directory name Claude Code derives from a (real) cwd, including the long-path hash. */
+export function claudeProjectSlug(cwd: string): string {
+  const slug = cwd.replace(/[^a-zA-Z0-9]/g, "-");
+  if (slug.length <= 200) return slug;
+  let h = 0;
+  for (let i = 0; i < cwd.length; i++) h = ((h << 5) - h + cwd.charCodeAt(i)) | 0;
+  return `${slug.slice(0, 200)}-${Math.abs(h).toString(36)}`;
+}
+
+const blocked = (reason: BlockedReason, detail: string | null): ScreenState => ({ kind: "blocked", reason, detail });
+const READY: ScreenState = { kind: "ready" };
+
+/** Title-like cues of Claude's modal screens, checked per line from the bottom up. */
+const TITLE_CUES: [RegExp, BlockedReason][] = [
+  [/Yes, I trust this folder|Quick safety check:|Accessing workspace:/, "trust_required"],
+  [/Do you want to use this API key\?|Detected a custom API key/, "api_key_approval"],
+  [/Choose the text style/, "theme_picker"],
+  [/Select login method:/, "vendor_onboarding_required"],
+  [/Unable to connect to Anthropic services/, "service_unreachable"],
+  [
+    /Esc to cancel · Tab to amend|^\s*Do you want to (?:proceed|make this edit|create|overwrite)\b/,
+    "approval_required",
+  ],
+];
+/** Footers of a generic select dialog whose title says what it is. */
+const DIALOG_FOOTER = /Enter to confirm · Esc to \w+|Enter to select/;
+/** Footers of the idle composer (any mode). */
+const READY_FOOTER = /\? for shortcuts|Press Ctrl-C again to exit|\(shift\+tab to cycle\)|· ← for agents|· \/effort$/;
+
+/** When the rule at `i` is the composer's lower border (`❯` right under the rule above): the upper rule's index, else -1. */
+function closesComposer(lines: string[], i: number): number {
+  if (!isRule(lineAt(lines, i))) return -1;
+  const upper = findUp(lines, i - 1, i - 40, /^\s*─{10,}\s*$/);
+  return upper >= 0 && /^❯/.test(lineAt(lines, upper + 1)) ? upper : -1;
+}
+
+/** The theme picker: a numbered "Dark mode" option with a "Light mode" option near it. */
+function isThemeOption(lines: string[], i: number): boolean {
+  if (!/\d\.\s+(?:Dark|Light) mode\b/.test(lineAt(lines, i))) return false;
+  const near = lines.slice(Math.max(0, i - 8), i + 9).join("\n");
+  return /\d\.\s+Dark mode\b/.test(near) && /\d\.\s+Light mode\b/.test(near);
+}
+
+/** Classifies a Claude Code screen from its bottom up; scrollback above the current UI never decides. */
+export function classifyClaudeScreen(screen: string): ScreenState {
+  const lines = screenLines(screen);
+  const top = lines.length - 1;
+  if (top < 0) return { kind: "starting" };
+  if (isExitTrailer(lineAt(lines, top))) return exitedState(lines, prevNonEmpty(lines, top - 1));
+  const resume = lineAt(lines, top).trim();
+  if (
+    /^claude --resume \S+$/.test(resume) &&
+    /Resume this session with:/.test(lineAt(lines, prevNonEmpty(lines, top - 1)))
+  ) {
+    return { kind: "exited", detail: resume };
+  }
+  let dialogFooter = false;
+  for (let i = top; i >= 0 && i >= top - 80; i--) {
+    const l = lineAt(lines, i);
+    // An earlier run's exit text or this launch's command line: the new TUI has not drawn yet.
+    if (/Resume this session with:/.test(l) || isLaunchLine(l, "claude")) break;
+    if (/esc to interrupt/.test(l)) return dialogFooter ? blocked("unknown_dialog", null) : { kind: "busy" };
+    const cue = TITLE_CUES.find(([re]) => re.test(l));
+    if (cue) return blocked(cue[1], cueDetail(lines, i, cue[1]));
+    if (isThemeOption(lines, i)) return blocked("theme_picker", l.trim());
+    if (READY_FOOTER.test(l) || closesComposer(lines, i) >= 0) {
+      return dialogFooter ? blocked("unknown_dialog", null) : READY;
+    }
+    if (DIALOG_FOOTER.test(l)) dialogFooter = true;
+  }
+  return dialogFooter ? blocked("unknown_dialog", null) : { kind: "starting" };
+}
+
+/** The cue line, plus the reason line under it for the connection failure. */
+function cueDetail(lines: string[], i: number, reason: BlockedReason): string {
+  const l = lineAt(lines, i).trim();
+  if (reason !== "service_unreachable") return l;
+  const next = lineAt(lines, i + 1).trim() || lineAt(lines, i + 2).trim();
+  return next ? `${l} / ${next}` : l;
+}
+
+/**
+ * The TUI is gone (a shell prompt or the lab's exit marker is the last line). The text printed on the
+ * way out, up to the TUI's last footer, says why: a connection failure, or the resume hint.
+ */
+function exitedState(lines: string[], top: number): ScreenState {
+  let detail: string | null = null;
+  for (let i = top; i >= 0 && i >= top - 15; i--) {
+    const l = lineAt(lines, i);
+    if (READY_FOOTER.test(l) || isRule(l) || isLaunchLine(l, "claude")) break;
+    if (/Unable to connect to Anthropic services/.test(l)) {
+      return blocked("service_unreachable", cueDetail(lines, i, "service_unreachable"));
+    }
+    if (detail === null && /^claude --resume \S+$/.test(l.trim())) detail = l.trim();
+  }
+  return { kind: "exited", detail };
+}
+
+/** Keys for the start-up dialogs aiterm may answer: trust (only with trustProject) and the theme picker. */
+export function answerClaudeStartupDialog(screen: string, trustProject: boolean): KeyStep[] | null {
+  const state = classifyClaudeScreen(screen);
+  if (state.kind !== "blocked") return null;
+  if (state.reason === "theme_picker") return [{ key: "Enter" }];
+  if (state.reason !== "trust_required" || !trustProject) return null;
+  const lines = screenLines(screen);
+  const yes = findUp(lines, lines.length - 1, 0, /\d+\.\s+Yes, I trust this folder/);
+  if (yes < 0) return null;
+  const n = Number(lineAt(lines, yes).match(/(\d+)\.\s+Yes, I trust/)?.[1]);
+  return selectOption(lines, yes - 3, lines.length - 1, "❯", n);
+}
+
+/** The text in the last composer box (between the two rules), or null when no composer is visible. */
+export function claudeComposerText(screen: string): string | null {
+  const lines = screenLines(screen);
+  // Only the lowest rule can be the live composer's lower border (anything above it is history).
+  const lower = findUp(lines, lines.length - 1, lines.length - 80, /^\s*─{10,}\s*$/);
+  const upper = lower < 0 ? -1 : closesComposer(lines, lower);
+  if (upper < 0) return null;
+  return lines.slice(upper + 1, lower).map((l, k) => (k === 0 ? l.replace(/^❯\s?/, "") : l)).join("\n");
+}
+
+/** True when the last composer box still shows (a prefix of) `text`. */
+export function claudeComposerHolds(screen: string, text: string): boolean {
+  const shown = claudeComposerText(screen);
+  return shown !== null && holdsPrefix(shown, text);
+}
+
+/** `<CLAUDE_CONFIG_DIR or ~/.claude>/projects/<slug>/`: the pinned session file, else recent files. */
+export async function locateClaudeTranscripts(ctx: TranscriptContext): Promise<string[]> {
+  const home = ctx.env.HOME ?? ctx.env.USERPROFILE ?? "";
+  const configDir = ctx.env.CLAUDE_CONFIG_DIR || (home ? join(home, ".claude") : "");
+  if (!configDir) return [];
+  const dir = join(configDir.normalize("NFC"), "projects", claudeProjectSlug(await realPathOr(ctx.cwd)));
+  if (ctx.pinnedSessionId) return [join(dir, `${ctx.pinnedSessionId}.jsonl`)];
+  return newestFirst(await jsonlFilesSince(dir, ctx.since));
+}
+
+/** Text of a message's content: a string, or its `text` blocks joined. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string")
+    .map((b) => (b as JsonRecord).text as string).join("\n");
+}
+
+const LOCAL_COMMAND = /^\s*<(?:command-name|command-message|command-args|local-command-[a-z]+|bash-[a-z]+)>/;
+const INTERRUPT = /^\s*\[Request interrupted by user/;
+
+/** A prompt the user typed (not a tool result, meta/caveat record, slash command or interrupt note). */
+function isHumanPrompt(r: JsonRecord): boolean {
+  if (r.type !== "user" || r.isMeta === true || r.isSidechain === true || r.isCompactSummary === true) return false;
+  if (r.toolUseResult !== undefined) return false;
+  const origin = rec(r, "origin");
+  if (origin && origin.kind !== "human") return false;
+  const content = rec(r, "message")?.content;
+  if (Array.isArray(content) && content.some((b) => isRecord(b) && b.type === "tool_result")) return false;
+  if (typeof content !== "string" && !Array.isArray(content)) return false;
+  const text = contentText(content);
+  return !LOCAL_COMMAND.test(text) && !INTERRUPT.test(text);
+}
+
+interface OpenTurn {
+  turn: TranscriptTurn;
+  texts: string[];
+  apiError: string | null;
+  ended: boolean;
+}
+
+/** Parses a Claude Code session transcript into turns (prompt → `system/turn_duration`). */
+export function parseClaudeTurns(text: string): TranscriptTurn[] {
+  const turns: TranscriptTurn[] = [];
+  let cur: OpenTurn | null = null;
+  for (const r of parseJsonl(text)) {
+    if (r.type === "user") {
+      if (isHumanPrompt(r)) {
+        const id = str(r, "promptId") ?? str(r, "uuid") ?? `prompt-${turns.length}`;
+        if (cur && cur.turn.turnId === id) continue;
+        const turn: TranscriptTurn = {
+          turnId: id,
+          index: turns.length,
+          prompt: contentText(rec(r, "message")?.content),
+          status: "running",
+          answer: null,
+          error: null,
+        };
+        turns.push(turn);
+        cur = { turn, texts: [], apiError: null, ended: false };
+      } else if (cur && !cur.ended && INTERRUPT.test(contentText(rec(r, "message")?.content))) {
+        cur.turn.status = "interrupted";
+        cur.ended = true;
+      }
+      continue;
+    }
+    if (!cur || cur.ended) continue;
+    if (r.type === "assistant") {
+      const msg = rec(r, "message");
+      const said = contentText(msg?.content);
+      if (r.isApiErrorMessage === true) cur.apiError = said || str(r, "error") || "API error";
+      else if (str(msg, "model") !== "<synthetic>" && said !== "") cur.texts.push(said);
+    } else if (r.type === "system" && r.subtype === "turn_duration") {
+      cur.ended = true;
+      if (cur.apiError !== null) {
+        cur.turn.status = "error";
+        cur.turn.error = cur.apiError;
+      } else {
+        cur.turn.status = "done";
+        cur.turn.answer = cur.texts.join("\n\n");
+      }
+    }
+  }
+  return turns;
+}
+
+/** The alias catalog: Claude Code has no command that lists models, so this is offline and fixed. */
+export function claudeAliasCatalog(): ModelCatalog {
+  return {
+    source: "claude-code-aliases",
+    defaultModel: null,
+    models: CLAUDE_MODEL_ALIASES.map((id) => ({
+      id,
+      displayName: null,
+      efforts: [...CLAUDE_EFFORTS],
+      defaultEffort: null,
+      hidden: false,
+      fast: id.startsWith("opus"),
+    })),
+  };
+}
+
+/** The Claude Code adapter. */
+export const claude: HarnessAdapter = {
+  id: "claude-code",
+  provider: "claude",
+  binary: claudeBinary,
+  efforts: CLAUDE_EFFORTS,
+  readOnlyMode: true,
+  buildLaunch: buildClaudeLaunch,
+  classifyScreen: classifyClaudeScreen,
+  answerStartupDialog: answerClaudeStartupDialog,
+  submitSteps: [{ pauseMs: 400 }, { key: "Enter" }],
+  composerHolds: claudeComposerHolds,
+  modelCatalog: () => Promise.resolve(claudeAliasCatalog()),
+  transcript: { locate: locateClaudeTranscripts, parseTurns: parseClaudeTurns },
 };

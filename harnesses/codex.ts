@@ -1,4 +1,362 @@
-/** OpenAI Codex CLI (`codex`). Facts: docs/harnesses/codex-cli.md. (Adapter logic: agent launch part 1.) */
-import type { BinarySpec } from "./types.ts";
+/** OpenAI Codex CLI (`codex`). Facts, with where each was verified: docs/harnesses/codex-cli.md. */
+import { join } from "node:path";
+import { isRecord, jsonlFilesSince, newestFirst, parseJsonl, readFirstLine, realPathOr, rec, str } from "./_jsonl.ts";
+import type { DatedFile, JsonRecord } from "./_jsonl.ts";
+import {
+  holdsPrefix,
+  isExitTrailer,
+  isLaunchLine,
+  lineAt,
+  prevNonEmpty,
+  screenLines,
+  selectOption,
+} from "./_screen.ts";
+import type {
+  BinarySpec,
+  BlockedReason,
+  CatalogModel,
+  HarnessAdapter,
+  KeyStep,
+  LaunchOptions,
+  LaunchSpec,
+  ModelCatalog,
+  ScreenState,
+  TranscriptContext,
+  TranscriptTurn,
+} from "./types.ts";
 
 export const codexBinary: BinarySpec = { envOverride: "CODEX_BIN", standardPaths: [], pathNames: ["codex"] };
+
+/**
+ * Builds the interactive launch: `-m`, `-c model_reasoning_effort="…"`, `-s read-only` for read-only, and
+ * one `--image=<path>` per image (the `=` form, because `-i` takes several values and would swallow a
+ * following positional argument). The TUI keeps its default alternate screen (see the facts document).
+ */
+export function buildCodexLaunch(o: LaunchOptions): LaunchSpec {
+  const argv = [o.bin];
+  if (o.model) argv.push("-m", o.model);
+  if (o.reasoningEffort) argv.push("-c", `model_reasoning_effort="${o.reasoningEffort}"`);
+  let writeScopeEnforcement: LaunchSpec["writeScopeEnforcement"] = null;
+  if (o.writeScope === "read-only") {
+    argv.push("-s", "read-only");
+    writeScopeEnforcement = "enforced_read_only";
+  } else if (o.writeScope !== null) {
+    writeScopeEnforcement = "declaration_only_unsupported";
+  }
+  for (const image of o.images) argv.push(`--image=${image}`);
+  // Fast mode is switched inside the TUI (`/fast on`); it adds nothing to argv or env.
+  return { argv, env: {}, writeScopeEnforcement, pinnedSessionId: null };
+}
+
+const blocked = (reason: BlockedReason, detail: string | null): ScreenState => ({ kind: "blocked", reason, detail });
+
+/** Titles of Codex's modal views, matched per line from the bottom up. */
+const TITLE_CUES: [RegExp, BlockedReason][] = [
+  [/Trust this folder\?/, "trust_required"],
+  [/Hooks need review/, "hooks_review_required"],
+  [/Sign in with ChatGPT|Sign in with Device Code|Choose how you want to use Codex/, "vendor_onboarding_required"],
+  [
+    /Allow the .+ MCP server to run tool|Would you like to run the following command\?|Would you like to make the following edits\?/,
+    "approval_required",
+  ],
+  [/^\s*Warnings · \d+ of \d+/, "unknown_dialog"],
+];
+/** Key-hint footers of Codex's modal views. */
+const DIALOG_FOOTER =
+  /enter continue · esc back|enter confirm · esc skip|enter to submit \| esc to cancel|Press enter to (?:continue|confirm)|esc dismiss & close/i;
+/** A composer line: `›` in column 0, not a numbered option of a selection list. */
+const COMPOSER = /^›(?: (?!\d+\.\s)|$)/;
+/** Things drawn in the transcript or a dialog, never between the live composer and the footer. */
+const NOT_BELOW_COMPOSER = /^[•◦■›]|^\s*└|^\s*Worked for |^\s*›?\s*\d+\.\s/;
+/** The block Codex prints on the way out ("To reconnect, run: codex resume <id>"). */
+const EXIT_BLOCK =
+  /^(?:To reconnect, run:|\s+codex resume \S+|Stop the current turn:.*|Token usage.*|Disconnected from this task.*|To continue this session, run codex resume \S+)$/;
+
+/** Index of the live composer line (near the bottom, with only footer-like lines under it), or -1. */
+function liveComposer(lines: string[], top: number): number {
+  for (let i = top; i >= 0 && i >= top - 60; i--) {
+    if (!COMPOSER.test(lineAt(lines, i))) continue;
+    const below = lines.slice(i + 1, top + 1);
+    return below.some((l) => NOT_BELOW_COMPOSER.test(l)) ? -1 : i;
+  }
+  return -1;
+}
+
+/** The in-progress status line (`• Working (2s • esc to interrupt)`) sits right above the composer. */
+function busyAbove(lines: string[], composer: number): boolean {
+  let seen = 0;
+  for (let i = composer - 1; i >= 0 && seen < 6; i--) {
+    const l = lineAt(lines, i);
+    if (l.trim() === "") continue;
+    seen++;
+    if (/esc to interrupt/.test(l)) return true;
+    if (/^›|^\s*Worked for |^■ /.test(l)) return false;
+  }
+  return false;
+}
+
+/** The exit block at the bottom, if it is there, with its `codex resume <id>` command (null when absent). */
+function exitBlock(lines: string[], top: number): { detail: string | null } | null {
+  let detail: string | null = null;
+  for (let i = top; i >= 0 && i >= top - 8; i--) {
+    const l = lineAt(lines, i);
+    if (l.trim() === "" || /^WARNING: /.test(l)) continue;
+    if (!EXIT_BLOCK.test(l)) break;
+    const m = l.match(/codex resume \S+/);
+    if (m && detail === null) detail = m[0];
+    if (/^To reconnect, run:|^To continue this session/.test(l)) return { detail };
+  }
+  return null;
+}
+
+/** Classifies a Codex screen from its bottom up; scrollback above the current view never decides. */
+export function classifyCodexScreen(screen: string): ScreenState {
+  const lines = screenLines(screen);
+  let top = lines.length - 1;
+  if (top < 0) return { kind: "starting" };
+  const trailer = isExitTrailer(lineAt(lines, top));
+  if (trailer) top = prevNonEmpty(lines, top - 1);
+  const exit = exitBlock(lines, top);
+  if (exit) return { kind: "exited", detail: exit.detail };
+  if (trailer) return { kind: "exited", detail: null };
+  let dialogFooter = false;
+  for (let i = top; i >= 0 && i >= top - 80; i--) {
+    const l = lineAt(lines, i);
+    // An earlier run's exit text or this launch's command line: the new TUI has not drawn yet.
+    if (/^To reconnect, run:/.test(l) || isLaunchLine(l, "codex")) break;
+    const cue = TITLE_CUES.find(([re]) => re.test(l));
+    if (cue) return blocked(cue[1], l.trim());
+    if (DIALOG_FOOTER.test(l)) dialogFooter = true;
+    if (!COMPOSER.test(l)) continue;
+    if (dialogFooter || liveComposer(lines, top) !== i) return blocked("unknown_dialog", lineAt(lines, top).trim());
+    return busyAbove(lines, i) ? { kind: "busy" } : { kind: "ready" };
+  }
+  if (dialogFooter) return blocked("unknown_dialog", lineAt(lines, top).trim());
+  return lines.slice(Math.max(0, top - 5), top + 1).some((l) => /esc to interrupt/.test(l))
+    ? { kind: "busy" }
+    : { kind: "starting" };
+}
+
+/** Keys for the start-up dialogs aiterm may answer, only with trustProject: folder trust and hooks review. */
+export function answerCodexStartupDialog(screen: string, trustProject: boolean): KeyStep[] | null {
+  if (!trustProject) return null;
+  const state = classifyCodexScreen(screen);
+  if (state.kind !== "blocked") return null;
+  const wanted = state.reason === "trust_required"
+    ? /(\d+)\.\s+Trust and continue/
+    : state.reason === "hooks_review_required"
+    ? /(\d+)\.\s+Trust all and continue/
+    : null;
+  if (!wanted) return null;
+  const lines = screenLines(screen);
+  const at = lines.findLastIndex((l) => wanted.test(l));
+  if (at < 0) return null;
+  return selectOption(lines, at - 6, lines.length - 1, "›", Number(lineAt(lines, at).match(wanted)?.[1]));
+}
+
+/** The text in the live composer (first line after `› ` plus its continuation lines), or null. */
+export function codexComposerText(screen: string): string | null {
+  const lines = screenLines(screen);
+  const c = liveComposer(lines, lines.length - 1);
+  if (c < 0) return null;
+  const out = [lineAt(lines, c).replace(/^›\s?/, "")];
+  for (let i = c + 1; i < lines.length && /^ {2}\S/.test(lineAt(lines, i)) && !lineAt(lines, i).includes(" · "); i++) {
+    out.push(lineAt(lines, i).trim());
+  }
+  return out.join("\n");
+}
+
+/** True when the live composer still shows (a prefix of) `text`. */
+export function codexComposerHolds(screen: string, text: string): boolean {
+  const shown = codexComposerText(screen);
+  return shown !== null && holdsPrefix(shown, text);
+}
+
+/** `YYYY/MM/DD` of `ms` in UTC or local time. */
+function dateDir(ms: number, utc: boolean): string {
+  const d = new Date(ms);
+  const [y, m, day] = utc
+    ? [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()]
+    : [d.getFullYear(), d.getMonth(), d.getDate()];
+  return `${y}/${String(m + 1).padStart(2, "0")}/${String(day).padStart(2, "0")}`;
+}
+
+/** `<CODEX_HOME or ~/.codex>/sessions/Y/M/D/rollout-*.jsonl` written since launch for this cwd, newest first. */
+export async function locateCodexRollouts(ctx: TranscriptContext, now = Date.now()): Promise<string[]> {
+  const home = ctx.env.HOME ?? ctx.env.USERPROFILE ?? "";
+  const codexHome = ctx.env.CODEX_HOME || (home ? join(home, ".codex") : "");
+  if (!codexHome) return [];
+  const cwds = new Set([ctx.cwd, await realPathOr(ctx.cwd)]);
+  const days = new Set<string>();
+  for (const t of [now, now - 86_400_000, ctx.since]) for (const utc of [true, false]) days.add(dateDir(t, utc));
+  const found: DatedFile[] = [];
+  for (const day of days) {
+    for (
+      const f of await jsonlFilesSince(join(codexHome, "sessions", ...day.split("/")), ctx.since, /^rollout-.*\.jsonl$/)
+    ) {
+      const first = parseJsonl((await readFirstLine(f.path)) ?? "")[0];
+      const cwd = first?.type === "session_meta" ? str(rec(first, "payload"), "cwd") : null;
+      if (cwd !== null && cwds.has(cwd)) found.push(f);
+    }
+  }
+  return newestFirst(found);
+}
+
+/** Text of Codex content items (`text`, `input_text`, `Text` …). */
+function itemsText(content: unknown): string | null {
+  if (!Array.isArray(content)) return null;
+  const parts = content.filter((c) => isRecord(c) && typeof c.text === "string").map((c) => (c as JsonRecord).text);
+  return parts.length > 0 ? parts.join("\n") : null;
+}
+
+interface OpenTurn {
+  turn: TranscriptTurn;
+  lastAgent: string | null;
+  ended: boolean;
+  /** Opened by a legacy `user_message` before any `task_started`. */
+  legacy: boolean;
+}
+
+/** Parses a Codex rollout into turns (`task_started` → `task_complete` / `turn_aborted`), both layouts. */
+export function parseCodexTurns(text: string): TranscriptTurn[] {
+  const turns: TranscriptTurn[] = [];
+  const byId = new Map<string, OpenTurn>();
+  let cur: OpenTurn | null = null;
+  const open = (id: string | null, legacy: boolean): OpenTurn => {
+    const turn: TranscriptTurn = {
+      turnId: id ?? `turn-${turns.length}`,
+      index: turns.length,
+      prompt: null,
+      status: "running",
+      answer: null,
+      error: null,
+    };
+    turns.push(turn);
+    const o: OpenTurn = { turn, lastAgent: null, ended: false, legacy };
+    byId.set(turn.turnId, o);
+    return o;
+  };
+  const target = (p: JsonRecord): OpenTurn | null => {
+    const id = str(p, "turn_id");
+    return (id !== null ? byId.get(id) : undefined) ?? (cur && !cur.ended ? cur : null);
+  };
+  for (const r of parseJsonl(text)) {
+    const p = rec(r, "payload");
+    if (!p) continue;
+    if (r.type === "response_item") {
+      const kinds = rec(p, "internal_chat_message_metadata_passthrough")?.content_item_kinds;
+      const userText = Array.isArray(kinds) && kinds.length === 1 && kinds[0] === "user.text";
+      if (cur && !cur.ended && cur.turn.prompt === null && p.role === "user" && userText) {
+        cur.turn.prompt = itemsText(p.content);
+      }
+      continue;
+    }
+    if (r.type !== "event_msg") continue;
+    const t = target(p);
+    switch (p.type) {
+      case "task_started": {
+        const id = str(p, "turn_id");
+        if (cur && !cur.ended && cur.legacy) {
+          cur.legacy = false;
+          if (id !== null) {
+            byId.delete(cur.turn.turnId);
+            cur.turn.turnId = id;
+            byId.set(id, cur);
+          }
+        } else cur = open(id, false);
+        break;
+      }
+      case "user_message":
+        if (!cur || cur.ended) cur = open(null, true);
+        if (cur.turn.prompt === null) cur.turn.prompt = str(p, "message");
+        break;
+      case "agent_message":
+        if (t) t.lastAgent = str(p, "message") ?? t.lastAgent;
+        break;
+      case "item_completed": {
+        const item = rec(p, "item");
+        if (t && item?.type === "UserMessage" && t.turn.prompt === null) t.turn.prompt = itemsText(item.content);
+        if (t && item?.type === "AgentMessage") t.lastAgent = itemsText(item.content) ?? t.lastAgent;
+        break;
+      }
+      case "task_complete":
+        if (!t || t.ended) break;
+        t.ended = true;
+        if (p.error !== undefined && p.error !== null) {
+          t.turn.status = "error";
+          t.turn.error = str(p.error, "message") ?? (typeof p.error === "string" ? p.error : JSON.stringify(p.error));
+        } else {
+          t.turn.status = "done";
+          t.turn.answer = str(p, "last_agent_message") ?? t.lastAgent ?? "";
+        }
+        break;
+      case "turn_aborted":
+        if (!t || t.ended) break;
+        t.ended = true;
+        t.turn.status = "interrupted";
+        break;
+    }
+  }
+  return turns;
+}
+
+/** Parses `codex debug models` JSON (stdout; leading non-JSON noise is skipped) into a catalog. */
+export function parseCodexModelCatalog(stdout: string): ModelCatalog {
+  const start = stdout.indexOf("{");
+  const data: unknown = JSON.parse(start >= 0 ? stdout.slice(start) : stdout);
+  const raw = isRecord(data) && Array.isArray(data.models) ? data.models.filter(isRecord) : [];
+  const models: CatalogModel[] = [];
+  let best: { slug: string; priority: number } | null = null;
+  for (const m of raw) {
+    const slug = str(m, "slug");
+    if (!slug) continue;
+    const levels = Array.isArray(m.supported_reasoning_levels) ? m.supported_reasoning_levels : [];
+    const tiers = Array.isArray(m.additional_speed_tiers) ? m.additional_speed_tiers : [];
+    const service = Array.isArray(m.service_tiers) ? m.service_tiers.filter(isRecord) : [];
+    const hidden = str(m, "visibility") !== "list";
+    models.push({
+      id: slug,
+      displayName: str(m, "display_name"),
+      efforts: levels.map((l) => str(l, "effort")).filter((e): e is string => e !== null),
+      defaultEffort: str(m, "default_reasoning_level"),
+      hidden,
+      fast: tiers.includes("fast") || service.some((s) => /^fast$/i.test(str(s, "name") ?? "") || s.id === "fast"),
+    });
+    const priority = typeof m.priority === "number" ? m.priority : Infinity;
+    if (!hidden && (best === null || priority < best.priority)) best = { slug, priority };
+  }
+  return { source: "codex-debug-models", defaultModel: best?.slug ?? null, models };
+}
+
+/** Runs `codex debug models` (15 s limit) and parses its catalog. */
+export async function readCodexModelCatalog(bin: string, env: Record<string, string>): Promise<ModelCatalog> {
+  const out = await new Deno.Command(bin, {
+    args: ["debug", "models"],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(15_000),
+  }).output();
+  if (!out.success) {
+    const err = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" / ");
+    throw new Error(`codex debug models failed (exit ${out.code}): ${err}`);
+  }
+  return parseCodexModelCatalog(new TextDecoder().decode(out.stdout));
+}
+
+/** The Codex CLI adapter. */
+export const codex: HarnessAdapter = {
+  id: "codex-cli",
+  provider: "codex",
+  binary: codexBinary,
+  efforts: null,
+  readOnlyMode: true,
+  buildLaunch: buildCodexLaunch,
+  classifyScreen: classifyCodexScreen,
+  answerStartupDialog: answerCodexStartupDialog,
+  submitSteps: [{ pauseMs: 700 }, { key: "Enter" }],
+  composerHolds: codexComposerHolds,
+  modelCatalog: readCodexModelCatalog,
+  transcript: { locate: (ctx) => locateCodexRollouts(ctx), parseTurns: parseCodexTurns },
+};

@@ -1,8 +1,8 @@
 /** The harness registry. Imports are static so `deno compile` keeps every adapter. */
 import { join } from "node:path";
 import { findExecutable } from "../platform/mod.ts";
-import { claudeBinary } from "./claude.ts";
-import { codexBinary } from "./codex.ts";
+import { claude, claudeBinary } from "./claude.ts";
+import { codex, codexBinary } from "./codex.ts";
 import { cursorBinary } from "./cursor.ts";
 import { grokBinary } from "./grok.ts";
 import type { BinarySpec, HarnessAdapter, HarnessId } from "./types.ts";
@@ -32,7 +32,7 @@ const BINARIES: Record<HarnessId, BinarySpec> = {
 };
 
 /** Adapters built so far (grok-cli and cursor-cli arrive with agent launch part 2). */
-const ADAPTERS: Partial<Record<HarnessId, HarnessAdapter>> = {};
+const ADAPTERS: Partial<Record<HarnessId, HarnessAdapter>> = { "claude-code": claude, "codex-cli": codex };
 
 /** The adapter for `id`, or null when this version has none. */
 export function getHarness(id: HarnessId): HarnessAdapter | null {

@@ -1,0 +1,257 @@
+import { join } from "node:path";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import {
+  answerClaudeStartupDialog,
+  buildClaudeLaunch,
+  classifyClaudeScreen,
+  claude,
+  claudeAliasCatalog,
+  claudeComposerHolds,
+  claudeProjectSlug,
+  locateClaudeTranscripts,
+  parseClaudeTurns,
+} from "./claude.ts";
+import type { LaunchOptions, ScreenState } from "./types.ts";
+
+const dir = new URL("./testdata/", import.meta.url);
+const screen = (name: string) => Deno.readTextFileSync(new URL(`screens/${name}.txt`, dir));
+const short = (s: ScreenState) => s.kind === "blocked" ? `blocked:${s.reason}` : s.kind;
+
+/** Every Claude reference screen (copied from the lab captures) with the state it must classify as. */
+const EXPECTED: Record<string, string> = {
+  "claude-01-first-launch": "blocked:service_unreachable",
+  "claude-02-trust-dialog": "blocked:trust_required",
+  "claude-03-idle": "ready",
+  "claude-04-after-ctrlc": "ready",
+  "claude-05-ctrlc-once": "ready",
+  "claude-06-ctrlc-twice": "exited",
+  "claude-07-idle-with-mcp": "ready",
+  "claude-08-typed": "ready",
+  "claude-09-reply": "ready",
+  "claude-10-busy": "busy",
+  "claude-11-after-slow": "ready",
+  "claude-12-bash-permission": "ready", // the read-only echo was auto-approved: no dialog on screen
+  "claude-13-mcp-permission": "blocked:approval_required",
+  "claude-14-after-mcp": "ready",
+  "claude-15-api-error": "ready",
+  "claude-16-slash-exit-typed": "ready", // slash menu under the composer
+  "claude-17-after-exit": "exited",
+  "claude-18-initial-prompt-busy": "busy", // plan-mode footer with esc to interrupt
+  "claude-19-plan-mode-idle": "ready",
+  "claude-20-529-retry": "busy",
+  "claude-21-interrupted": "ready", // prompt put back into the composer, no footer
+  "claude-30-resumed": "ready",
+  "claude-31-interrupted": "ready",
+  "claude-32-exit": "exited",
+};
+
+Deno.test("classifyClaudeScreen() classifies every reference screen", () => {
+  const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, ""))
+    .filter((n) => n.startsWith("claude-")).sort();
+  assertEquals(names, Object.keys(EXPECTED).sort());
+  for (const name of names) assertEquals(short(classifyClaudeScreen(screen(name))), EXPECTED[name], name);
+  assertEquals(classifyClaudeScreen(screen("claude-17-after-exit")), {
+    kind: "exited",
+    detail: "claude --resume 11111111-2222-4333-8444-555555555555",
+  });
+  assertEquals(classifyClaudeScreen(""), { kind: "starting" });
+});
+
+const RULE = "─".repeat(60);
+const IDLE = [RULE, "❯ ", RULE, "  ? for shortcuts · ← for agents"].join("\n");
+
+Deno.test("classifyClaudeScreen() lets only the bottom decide, never old text in scrollback", () => {
+  const oldTrust = screen("claude-02-trust-dialog");
+  assertEquals(classifyClaudeScreen(`${oldTrust}\n${IDLE}`).kind, "ready");
+  const oldPermission = screen("claude-13-mcp-permission");
+  assertEquals(classifyClaudeScreen(`${oldPermission}\n● done\n${IDLE}`).kind, "ready");
+  // An earlier run's exit hint, then this launch's command line: the new TUI has not drawn yet.
+  const relaunch = `${screen("claude-17-after-exit").replace(/EXITED rc=0\s*$/, "")}user@h:~/p$ claude --session-id x`;
+  assertEquals(classifyClaudeScreen(relaunch).kind, "starting");
+  const oldFailure = `${screen("claude-01-first-launch").replace(/EXITED rc=1\s*$/, "")}user@h:~/p$ claude\n`;
+  assertEquals(classifyClaudeScreen(oldFailure).kind, "starting");
+  // Once the TUI has exited, a shell prompt under an old dialog means exited.
+  assertEquals(classifyClaudeScreen(`${oldTrust}\nuser@h:~/p$`).kind, "exited");
+  assertEquals(classifyClaudeScreen(`${IDLE}\nuser@h:~/p$ `).kind, "exited");
+});
+
+Deno.test("classifyClaudeScreen() recognises onboarding screens that the lab did not capture", () => {
+  const theme = [
+    " Let's get started.",
+    " Choose the text style that looks best with your terminal",
+    " ❯ 1. Dark mode ✔",
+    "   2. Light mode",
+  ].join("\n");
+  assertEquals(short(classifyClaudeScreen(theme)), "blocked:theme_picker");
+  assertEquals(
+    short(classifyClaudeScreen(" ❯ 1. Dark mode ✔\n   2. Light mode\n   3. Dark mode (colorblind)")),
+    "blocked:theme_picker",
+  );
+  const login = " Select login method:\n ❯ 1. Claude account with subscription\n   2. Anthropic Console account";
+  assertEquals(short(classifyClaudeScreen(login)), "blocked:vendor_onboarding_required");
+  const key = " Detected a custom API key in your environment\n Do you want to use this API key?\n ❯ 1. Yes\n   2. No";
+  assertEquals(short(classifyClaudeScreen(key)), "blocked:api_key_approval");
+  const other = " Pick something\n ❯ 1. A\n   2. B\n Enter to confirm · Esc to cancel";
+  assertEquals(short(classifyClaudeScreen(other)), "blocked:unknown_dialog");
+});
+
+Deno.test("answerClaudeStartupDialog() trusts only when asked, always confirms the theme, else null", () => {
+  const trust = screen("claude-02-trust-dialog");
+  assertEquals(answerClaudeStartupDialog(trust, true), [{ key: "Enter" }]);
+  assertEquals(answerClaudeStartupDialog(trust, false), null);
+  const moved = trust.replace("❯ 1. Yes", "  1. Yes").replace("  2. No, exit", "❯ 2. No, exit");
+  assertEquals(answerClaudeStartupDialog(moved, true), [{ key: "Up" }, { pauseMs: 150 }, { key: "Enter" }]);
+  const theme = " Choose the text style that looks best with your terminal\n ❯ 1. Dark mode ✔\n   2. Light mode";
+  assertEquals(answerClaudeStartupDialog(theme, false), [{ key: "Enter" }]);
+  for (const name of ["claude-03-idle", "claude-13-mcp-permission", "claude-01-first-launch", "claude-10-busy"]) {
+    assertEquals(answerClaudeStartupDialog(screen(name), true), null, name);
+  }
+});
+
+Deno.test("claudeComposerHolds() reads only the last composer box", () => {
+  assert(claudeComposerHolds(screen("claude-08-typed"), "hello there, mock"));
+  assert(claudeComposerHolds(screen("claude-08-typed"), "hello there, mock and a long tail that wrapped"));
+  assert(!claudeComposerHolds(screen("claude-09-reply"), "hello there, mock")); // only in the history
+  assert(claudeComposerHolds(screen("claude-21-interrupted"), "ERR529 overloaded test"));
+  assert(!claudeComposerHolds(screen("claude-10-busy"), "SLOW answer please"));
+  assert(!claudeComposerHolds(screen("claude-02-trust-dialog"), "1. Yes"));
+  assert(claudeComposerHolds([RULE, "❯ [Pasted text #1 +40 lines]", RULE].join("\n"), "long\ntext"));
+  assert(
+    claudeComposerHolds(
+      [RULE, "❯ first line of a", "  multi-line prompt", RULE].join("\n"),
+      "first line of a multi-line prompt",
+    ),
+  );
+});
+
+const base: LaunchOptions = {
+  bin: "/usr/bin/claude",
+  cwd: "/w/p",
+  model: null,
+  reasoningEffort: null,
+  writeScope: null,
+  fast: null,
+  images: [],
+  sessionUuid: "11111111-2222-4333-8444-555555555555",
+};
+
+Deno.test("buildClaudeLaunch() pins the session and maps model, effort and read-only", () => {
+  assertEquals(buildClaudeLaunch(base), {
+    argv: ["/usr/bin/claude", "--session-id", base.sessionUuid],
+    env: {},
+    writeScopeEnforcement: null,
+    pinnedSessionId: base.sessionUuid,
+  });
+  const full = buildClaudeLaunch({
+    ...base,
+    model: "opus",
+    reasoningEffort: "xhigh",
+    writeScope: "read-only",
+    fast: true,
+    images: ["/tmp/a.png"],
+  });
+  assertEquals(full.argv, [
+    "/usr/bin/claude",
+    "--session-id",
+    base.sessionUuid,
+    "--model",
+    "opus",
+    "--effort",
+    "xhigh",
+    "--permission-mode",
+    "plan",
+  ]);
+  assertEquals(full.writeScopeEnforcement, "enforced_read_only");
+  assertEquals(
+    buildClaudeLaunch({ ...base, writeScope: "only src/" }).writeScopeEnforcement,
+    "declaration_only_unsupported",
+  );
+  assert(!full.argv.some((a) => a.startsWith("-p") || a.includes("dangerously")));
+  assertEquals(claude.efforts, ["low", "medium", "high", "xhigh", "max"]);
+  assertEquals(claude.submitSteps, [{ pauseMs: 400 }, { key: "Enter" }]);
+});
+
+Deno.test("claudeProjectSlug() replaces non-alphanumerics and hashes paths over 200 characters", () => {
+  assertEquals(claudeProjectSlug("/home/user/work/proj-a"), "-home-user-work-proj-a");
+  assertEquals(claudeProjectSlug("/tmp/a_b.c"), "-tmp-a-b-c");
+  const long = "/home/user/" + Array.from({ length: 9 }, (_, i) => `very-long-directory-name-0${i}`).join("/");
+  const slug = claudeProjectSlug(long);
+  assertEquals(slug.length, 207);
+  assertEquals(slug.slice(200), "-77hztd"); // cross-checked with an independent Java-style hash
+});
+
+Deno.test("locateClaudeTranscripts() returns the pinned file, else recent files of the project", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const cwd = join(tmp, "proj.a");
+    await Deno.mkdir(cwd);
+    const real = await Deno.realPath(cwd);
+    const config = join(tmp, "cfg");
+    const project = join(config, "projects", claudeProjectSlug(real));
+    await Deno.mkdir(project, { recursive: true });
+    const env = { CLAUDE_CONFIG_DIR: config, HOME: "/nonexistent" };
+    const pinned = await locateClaudeTranscripts({ cwd, env, since: 0, pinnedSessionId: "abc" });
+    assertEquals(pinned, [join(project, "abc.jsonl")]);
+    const since = Date.now() - 60_000;
+    await Deno.writeTextFile(join(project, "old.jsonl"), "{}\n");
+    await Deno.utime(join(project, "old.jsonl"), new Date(since - 3_600_000), new Date(since - 3_600_000));
+    await Deno.writeTextFile(join(project, "a.jsonl"), "{}\n");
+    await Deno.utime(join(project, "a.jsonl"), new Date(since + 1_000), new Date(since + 1_000));
+    await Deno.writeTextFile(join(project, "b.jsonl"), "{}\n");
+    await Deno.utime(join(project, "b.jsonl"), new Date(since + 2_000), new Date(since + 2_000));
+    const found = await locateClaudeTranscripts({ cwd, env, since, pinnedSessionId: null });
+    assertEquals(found, [join(project, "b.jsonl"), join(project, "a.jsonl")]);
+    const viaHome = await locateClaudeTranscripts({ cwd, env: { HOME: tmp }, since, pinnedSessionId: "x" });
+    assertEquals(viaHome, [join(tmp, ".claude", "projects", claudeProjectSlug(real), "x.jsonl")]);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("parseClaudeTurns() reads the reference transcript turn by turn", () => {
+  const text = Deno.readTextFileSync(new URL("samples/claude-transcript.jsonl", dir));
+  const turns = parseClaudeTurns(text);
+  assertEquals(turns.map((t) => [t.index, t.prompt, t.status]), [
+    [0, "hello there, mock", "done"],
+    [1, "SLOW answer please", "done"],
+    [2, "TOOLCALL run it", "done"],
+    [3, "MCPCALL now", "done"],
+    [4, "ERR400 trigger", "error"],
+    [5, "SLOW then interrupt", "running"], // Esc before any output: no end record at all
+  ]);
+  assertEquals(turns[0]!.turnId, "a55a168a-7fd6-46ab-abb3-8a0d244c0fe9");
+  assertEquals(turns[1]!.answer, "MOCK_REPLY line one.\nSecond line for: SLOW answer please");
+  assertEquals(turns[2]!.answer, "Calling a tool.\n\nMOCK_AFTER_TOOL done.");
+  assertEquals([turns[4]!.answer, turns[4]!.error], [null, "API Error: 400 Mock 400 error"]);
+  // A torn last line is ignored; the turn before it is unchanged.
+  const torn = parseClaudeTurns(text + '{"type":"system","subtype":"turn_dur');
+  assertEquals(torn, turns);
+});
+
+Deno.test("parseClaudeTurns() ends a turn at an interrupt marker and skips synthetic records", () => {
+  const lines = [
+    { type: "user", promptId: "p1", origin: { kind: "human" }, message: { role: "user", content: "go" } },
+    { type: "assistant", message: { model: "m", content: [{ type: "text", text: "partial" }] } },
+    { type: "user", promptId: "p1", message: { content: [{ type: "text", text: "[Request interrupted by user]" }] } },
+    { type: "user", promptId: "p2", message: { content: [{ type: "text", text: "again" }] } },
+    {
+      type: "assistant",
+      message: { model: "<synthetic>", content: [{ type: "text", text: "No response requested." }] },
+    },
+    { type: "assistant", message: { model: "m", content: [{ type: "text", text: "ok" }] } },
+    { type: "system", subtype: "turn_duration", durationMs: 5 },
+  ].map((r) => JSON.stringify(r)).join("\n");
+  const turns = parseClaudeTurns(lines);
+  assertEquals(turns.map((t) => [t.turnId, t.prompt, t.status, t.answer]), [
+    ["p1", "go", "interrupted", null],
+    ["p2", "again", "done", "ok"],
+  ]);
+});
+
+Deno.test("claude alias catalog lists the built-in aliases with the fixed efforts", async () => {
+  const catalog = claudeAliasCatalog();
+  assertEquals(catalog.source, "claude-code-aliases");
+  assertEquals(catalog.models.map((m) => m.id).slice(0, 5), ["sonnet", "opus", "haiku", "fable", "best"]);
+  assert(catalog.models.every((m) => m.efforts.length === 5 && !m.hidden));
+  assertEquals(await claude.modelCatalog!("/bin/false", {}), catalog);
+});

@@ -1,0 +1,247 @@
+import { join } from "node:path";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import {
+  answerCodexStartupDialog,
+  buildCodexLaunch,
+  classifyCodexScreen,
+  codex,
+  codexComposerHolds,
+  locateCodexRollouts,
+  parseCodexModelCatalog,
+  parseCodexTurns,
+} from "./codex.ts";
+import type { LaunchOptions, ScreenState } from "./types.ts";
+
+const dir = new URL("./testdata/", import.meta.url);
+const screen = (name: string) => Deno.readTextFileSync(new URL(`screens/${name}.txt`, dir));
+const short = (s: ScreenState) => s.kind === "blocked" ? `blocked:${s.reason}` : s.kind;
+
+/** Every Codex reference screen (copied from the lab captures) with the state it must classify as. */
+const EXPECTED: Record<string, string> = {
+  "codex-01-first-launch": "blocked:vendor_onboarding_required",
+  "codex-02-after-ctrlc": "exited", // the lab's exit marker only (the alternate screen was left)
+  "codex-03-trust-dialog": "blocked:trust_required",
+  "codex-04-after-trust": "blocked:hooks_review_required",
+  "codex-05-idle": "ready",
+  "codex-06-warning": "blocked:unknown_dialog", // the F2 warnings overlay
+  "codex-07-idle2": "ready",
+  "codex-08-reply": "ready",
+  "codex-09-busy": "busy", // footer still says "? for shortcuts"; the status line above the composer decides
+  "codex-10-after-slow": "ready",
+  "codex-11-toolcall": "ready",
+  "codex-12-mcp": "ready",
+  "codex-13-resumed": "ready",
+  "codex-14-mcp": "busy", // "Reconnecting... (4s • esc to interrupt)"
+  "codex-15-mcp-after-reconnect": "blocked:approval_required",
+  "codex-16-mcp-done": "ready",
+  "codex-17-err400": "ready",
+  "codex-18-after-queue": "ready",
+  "codex-19-ctrlc-once": "exited",
+  "codex-20-exit": "starting", // an empty capture says nothing
+  "codex-30-resumed": "ready",
+  "codex-31-interrupted": "ready",
+};
+
+Deno.test("classifyCodexScreen() classifies every reference screen", () => {
+  const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, ""))
+    .filter((n) => n.startsWith("codex-")).sort();
+  assertEquals(names, Object.keys(EXPECTED).sort());
+  for (const name of names) assertEquals(short(classifyCodexScreen(screen(name))), EXPECTED[name], name);
+  assertEquals(classifyCodexScreen(screen("codex-19-ctrlc-once")), {
+    kind: "exited",
+    detail: "codex resume 01a236fb-e6a4-7df3-b2d1-29440d1021f8",
+  });
+});
+
+const IDLE_TAIL = "\n› Ask Codex to do anything\n\n  m default · /w/p\n  ← for agents · ? for shortcuts";
+
+Deno.test("classifyCodexScreen() lets only the bottom decide, never old text in scrollback", () => {
+  assertEquals(classifyCodexScreen(screen("codex-03-trust-dialog") + IDLE_TAIL).kind, "ready");
+  assertEquals(classifyCodexScreen(screen("codex-15-mcp-after-reconnect") + IDLE_TAIL).kind, "ready");
+  // An old "Working" line far above the composer is history, not the current state.
+  assertEquals(
+    classifyCodexScreen(`• Working (2s • esc to interrupt)\n› hi\n• answer\n  Worked for 1s${IDLE_TAIL}`).kind,
+    "ready",
+  );
+  // An earlier run's exit block, then this launch's command line: the TUI has not drawn yet.
+  assertEquals(classifyCodexScreen(`${screen("codex-19-ctrlc-once")}\nuser@h:~/p$ codex -m x`).kind, "starting");
+  assertEquals(classifyCodexScreen(`${screen("codex-19-ctrlc-once")}\nuser@h:~/p$`).kind, "exited");
+  // A history prompt with something unrecognised under it is not a live composer.
+  assertEquals(short(classifyCodexScreen("› do it\n\n◦ Something new\n  choose wisely")), "blocked:unknown_dialog");
+});
+
+Deno.test("answerCodexStartupDialog() answers trust and hooks review only with trustProject", () => {
+  assertEquals(answerCodexStartupDialog(screen("codex-03-trust-dialog"), true), [{ key: "Enter" }]);
+  assertEquals(answerCodexStartupDialog(screen("codex-03-trust-dialog"), false), null);
+  assertEquals(answerCodexStartupDialog(screen("codex-04-after-trust"), true), [
+    { key: "Down" },
+    { pauseMs: 150 },
+    { key: "Enter" },
+  ]);
+  assertEquals(answerCodexStartupDialog(screen("codex-04-after-trust"), false), null);
+  const onTwo = screen("codex-04-after-trust").replace("› 1. Review", "  1. Review").replace(
+    "  2. Trust all",
+    "› 2. Trust all",
+  );
+  assertEquals(answerCodexStartupDialog(onTwo, true), [{ key: "Enter" }]);
+  for (const name of ["codex-01-first-launch", "codex-05-idle", "codex-15-mcp-after-reconnect", "codex-06-warning"]) {
+    assertEquals(answerCodexStartupDialog(screen(name), true), null, name);
+  }
+});
+
+Deno.test("codexComposerHolds() reads only the live composer", () => {
+  const typed = screen("codex-05-idle").replace("› Ask Codex to do anything", "› hello there\n  second line");
+  assert(codexComposerHolds(typed, "hello there\nsecond line"));
+  assert(codexComposerHolds(typed, "hello there second line and more"));
+  assert(!codexComposerHolds(screen("codex-09-busy"), "SLOW please")); // only in the history
+  assert(!codexComposerHolds(screen("codex-03-trust-dialog"), "1. Trust and continue"));
+  assert(
+    codexComposerHolds(screen("codex-05-idle").replace("Ask Codex to do anything", "[Pasted Content 2048 chars]"), "x"),
+  );
+});
+
+const base: LaunchOptions = {
+  bin: "/usr/bin/codex",
+  cwd: "/w/p",
+  model: null,
+  reasoningEffort: null,
+  writeScope: null,
+  fast: null,
+  images: [],
+  sessionUuid: "11111111-2222-4333-8444-555555555555",
+};
+
+Deno.test("buildCodexLaunch() maps model, effort, read-only sandbox and images", () => {
+  assertEquals(buildCodexLaunch(base), {
+    argv: ["/usr/bin/codex"],
+    env: {},
+    writeScopeEnforcement: null,
+    pinnedSessionId: null,
+  });
+  const full = buildCodexLaunch({
+    ...base,
+    model: "gpt-6.2-sol",
+    reasoningEffort: "high",
+    writeScope: "read-only",
+    fast: true,
+    images: ["/tmp/a.png", "/tmp/b c.jpg"],
+  });
+  assertEquals(full.argv, [
+    "/usr/bin/codex",
+    "-m",
+    "gpt-6.2-sol",
+    "-c",
+    'model_reasoning_effort="high"',
+    "-s",
+    "read-only",
+    "--image=/tmp/a.png",
+    "--image=/tmp/b c.jpg",
+  ]);
+  assertEquals(full.writeScopeEnforcement, "enforced_read_only");
+  assertEquals(
+    buildCodexLaunch({ ...base, writeScope: "docs only" }).writeScopeEnforcement,
+    "declaration_only_unsupported",
+  );
+  assert(!full.argv.some((a) => a === "exec" || a.includes("dangerously") || a === "--no-alt-screen"));
+  assertEquals(codex.efforts, null);
+  assertEquals(codex.submitSteps, [{ pauseMs: 700 }, { key: "Enter" }]);
+});
+
+const meta = (cwd: string) =>
+  JSON.stringify({ timestamp: "t", ordinal: 0, type: "session_meta", payload: { id: "x", cwd } });
+
+Deno.test("locateCodexRollouts() finds this cwd's rollouts written since launch, newest first", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const cwd = await Deno.realPath(tmp);
+    const now = Date.UTC(2026, 11, 2, 0, 30);
+    const since = now - 600_000;
+    const today = join(tmp, "ch", "sessions", "2026", "12", "02");
+    const yesterday = join(tmp, "ch", "sessions", "2026", "12", "01");
+    await Deno.mkdir(today, { recursive: true });
+    await Deno.mkdir(yesterday, { recursive: true });
+    const write = async (path: string, body: string, mtime: number) => {
+      await Deno.writeTextFile(path, body);
+      await Deno.utime(path, new Date(mtime), new Date(mtime));
+    };
+    await write(join(yesterday, "rollout-a.jsonl"), meta(cwd) + "\n{}\n", since + 1_000);
+    await write(join(today, "rollout-b.jsonl"), meta(cwd) + "\n", since + 5_000);
+    await write(join(today, "rollout-other.jsonl"), meta("/elsewhere") + "\n", since + 6_000);
+    await write(join(today, "rollout-old.jsonl"), meta(cwd) + "\n", since - 60_000);
+    await write(join(today, "notes.jsonl"), meta(cwd) + "\n", since + 7_000);
+    await write(join(today, "rollout-torn.jsonl"), '{"type":"session_me', since + 8_000);
+    const env = { CODEX_HOME: join(tmp, "ch"), HOME: "/nonexistent" };
+    const found = await locateCodexRollouts({ cwd, env, since, pinnedSessionId: null }, now);
+    assertEquals(found, [join(today, "rollout-b.jsonl"), join(yesterday, "rollout-a.jsonl")]);
+    const none = await locateCodexRollouts({ cwd, env: { HOME: tmp }, since, pinnedSessionId: null }, now);
+    assertEquals(none, []);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("parseCodexTurns() reads the 0.171 reference rollout", () => {
+  const text = Deno.readTextFileSync(new URL("samples/codex-rollout.jsonl", dir));
+  const turns = parseCodexTurns(text);
+  assertEquals(turns.map((t) => [t.index, t.prompt, t.status]), [
+    [0, "hello codex mock", "done"],
+    [1, "SLOW please", "done"],
+    [2, "TOOLCALL now", "done"],
+    [3, "MCPCALL now", "done"],
+    [4, "MCPCALL again", "done"],
+    [5, "MCPCALL third", "done"],
+    [6, "ERR400 now", "error"],
+    [7, "queued hello", "done"],
+    [8, "SLOW then interrupt", "interrupted"],
+  ]);
+  assertEquals(turns[0]!.turnId, "01a236fc-282b-7391-b55e-43c080e5cd3d");
+  assertEquals(turns[0]!.answer, "MOCK_REPLY line one.\nSecond line for: hello codex mock");
+  assertEquals(
+    turns[6]!.error,
+    '{"error":{"type":"invalid_request_error","code":"mock_error","message":"Mock 400 error"}}',
+  );
+  const cut = text.slice(0, text.indexOf('"type":"task_complete","root_turn_id":"01a236fc-bd61') + 30);
+  const torn = parseCodexTurns(cut);
+  assertEquals(torn.map((t) => t.status), ["done", "running"]);
+});
+
+Deno.test("parseCodexTurns() accepts the older user_message / agent_message layout", () => {
+  const ev = (payload: Record<string, unknown>) => JSON.stringify({ timestamp: "t", type: "event_msg", payload });
+  const text = [
+    ev({ type: "user_message", message: "first" }),
+    ev({ type: "task_started", model_context_window: 1 }),
+    ev({ type: "agent_message", message: "one" }),
+    ev({ type: "task_complete", last_agent_message: null }),
+    ev({ type: "task_started" }),
+    ev({ type: "user_message", message: "second" }),
+    ev({ type: "turn_aborted", reason: "interrupted" }),
+    ev({ type: "task_started", turn_id: "t3" }),
+    ev({ type: "user_message", message: "third" }),
+    ev({ type: "agent_message", message: "three" }),
+    ev({ type: "task_complete", turn_id: "t3", last_agent_message: "three!" }),
+  ].join("\n");
+  assertEquals(parseCodexTurns(text).map((t) => [t.turnId, t.prompt, t.status, t.answer]), [
+    ["turn-0", "first", "done", "one"],
+    ["turn-1", "second", "interrupted", null],
+    ["t3", "third", "done", "three!"],
+  ]);
+});
+
+Deno.test("parseCodexModelCatalog() maps efforts, defaults, visibility and fast tiers", () => {
+  const json = Deno.readTextFileSync(new URL("samples/codex-debug-models-trimmed.json", dir));
+  const catalog = parseCodexModelCatalog("WARNING: proceeding, even though …\n" + json);
+  assertEquals(catalog.source, "codex-debug-models");
+  assertEquals(catalog.defaultModel, "gpt-6.2-sol");
+  const byId = new Map(catalog.models.map((m) => [m.id, m]));
+  assertEquals(byId.get("gpt-6.2-sol"), {
+    id: "gpt-6.2-sol",
+    displayName: "GPT-6.2-Sol",
+    efforts: ["low", "medium", "high", "xhigh", "max", "ultra"],
+    defaultEffort: "low",
+    hidden: false,
+    fast: true,
+  });
+  assertEquals(byId.get("gpt-5.5")?.efforts, ["low", "medium", "high", "xhigh"]);
+  assertEquals([byId.get("gpt-daybreak-red-latest")?.hidden, byId.get("gpt-daybreak-red-latest")?.fast], [true, false]);
+  assertEquals(catalog.models.length, 14);
+});
