@@ -31,8 +31,17 @@ async function agentEnv(extra: Record<string, string> = {}): Promise<TestEnv> {
   return t;
 }
 
-async function runWaiter(t: TestEnv, wp: { executable: string; args: string[] }): Promise<{ code: number; json: Record<string, unknown> }> {
-  const out = await new Deno.Command(wp.executable, { args: [...wp.args, "--timeout", "60"], env: t.env, clearEnv: true, stdout: "piped", stderr: "piped" }).output();
+async function runWaiter(
+  t: TestEnv,
+  wp: { executable: string; args: string[] },
+): Promise<{ code: number; json: Record<string, unknown> }> {
+  const out = await new Deno.Command(wp.executable, {
+    args: [...wp.args, "--timeout", "60"],
+    env: t.env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const text = new TextDecoder().decode(out.stdout).trim();
   return { code: out.code, json: text ? JSON.parse(text) : {} };
 }
@@ -43,57 +52,82 @@ async function answer(c: TestClient, session_id: string, cursor: number): Promis
 }
 
 for (const harness of ["claude-code", "codex-cli"] as const) {
-  Deno.test(`${harness}: launch with trust_project and a prompt, wait, read the answer, second turn, steer`, opts, async () => {
-    await using t = await agentEnv();
-    await using c = await connect(t.env);
-    const l = await c.ok<Launch>("agent_launch", { harness, cwd: `${t.root}/proj`, trust_project: true, prompt: "first task" });
-    assertEquals(l.startup, { status: "ready", reason: "input_accepted" });
-    assertEquals(l.initial_prompt.status, "started");
-    assertEquals(l.event_cursor, 0);
-    assert(l.wait_process, "no wait_process");
-    const w = await runWaiter(t, l.wait_process);
-    assertEquals([w.code, w.json.outcome], [0, "done"]);
-    assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER(");
-    // A second turn after the first.
-    const s2 = await c.ok<{ mode: string; event_cursor: number; wait_process: { executable: string; args: string[] } }>("pty_send", {
-      session_id: l.session_id,
-      text: "second task",
-    });
-    assertEquals([s2.mode, s2.event_cursor], ["agent_dispatch", 1]);
-    assertEquals((await runWaiter(t, s2.wait_process)).code, 0);
-    assertStringIncludes(await answer(c, l.session_id, 1), "ANSWER(second task");
-    assertStringIncludes(await answer(c, l.session_id, 0), "first task");
-    // A steer while a slow turn runs joins that turn: no new cursor, one completion.
-    const slow = await c.ok<{ event_cursor: number; wait_process: { executable: string; args: string[] } }>("pty_send", {
-      session_id: l.session_id,
-      text: "SLOW third task",
-    });
-    assertEquals(slow.event_cursor, 2);
-    await eventually(async () => {
-      const o = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
-      return o.text.includes("esc to interrupt");
-    });
-    const steer = await c.ok<{ mode: string; event_cursor: number | null; joined_event_cursor: number | null }>("pty_send", {
-      session_id: l.session_id,
-      text: "also consider this",
-    });
-    assertEquals([steer.mode, steer.event_cursor, steer.joined_event_cursor], ["agent_steer", null, 2]);
-    assertEquals((await runWaiter(t, slow.wait_process)).code, 0);
-    assertStringIncludes(await answer(c, l.session_id, 2), "SLOW third task");
-    const argv = await Deno.readTextFile(`${t.root}/argv.log`);
-    assert(argv.length > 0, "the fake CLI did not log its argv");
-  });
+  Deno.test(
+    `${harness}: launch with trust_project and a prompt, wait, read the answer, second turn, steer`,
+    opts,
+    async () => {
+      await using t = await agentEnv();
+      await using c = await connect(t.env);
+      const l = await c.ok<Launch>("agent_launch", {
+        harness,
+        cwd: `${t.root}/proj`,
+        trust_project: true,
+        prompt: "first task",
+      });
+      assertEquals(l.startup, { status: "ready", reason: "input_accepted" });
+      assertEquals(l.initial_prompt.status, "started");
+      assertEquals(l.event_cursor, 0);
+      assert(l.wait_process, "no wait_process");
+      const w = await runWaiter(t, l.wait_process);
+      assertEquals([w.code, w.json.outcome], [0, "done"]);
+      assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER(");
+      // A second turn after the first.
+      const s2 = await c.ok<
+        { mode: string; event_cursor: number; wait_process: { executable: string; args: string[] } }
+      >("pty_send", {
+        session_id: l.session_id,
+        text: "second task",
+      });
+      assertEquals([s2.mode, s2.event_cursor], ["agent_dispatch", 1]);
+      assertEquals((await runWaiter(t, s2.wait_process)).code, 0);
+      assertStringIncludes(await answer(c, l.session_id, 1), "ANSWER(second task");
+      assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER([aiterm] You are a sub-agent");
+      // A steer while a slow turn runs joins that turn: no new cursor, one completion.
+      const slow = await c.ok<{ event_cursor: number; wait_process: { executable: string; args: string[] } }>(
+        "pty_send",
+        {
+          session_id: l.session_id,
+          text: "SLOW third task",
+        },
+      );
+      assertEquals(slow.event_cursor, 2);
+      await eventually(async () => {
+        const o = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
+        return o.text.includes("esc to interrupt");
+      });
+      const steer = await c.ok<{ mode: string; event_cursor: number | null; joined_event_cursor: number | null }>(
+        "pty_send",
+        {
+          session_id: l.session_id,
+          text: "also consider this",
+        },
+      );
+      assertEquals([steer.mode, steer.event_cursor, steer.joined_event_cursor], ["agent_steer", null, 2]);
+      assertEquals((await runWaiter(t, slow.wait_process)).code, 0);
+      assertStringIncludes(await answer(c, l.session_id, 2), "SLOW third task");
+      const argv = await Deno.readTextFile(`${t.root}/argv.log`);
+      assert(argv.length > 0, "the fake CLI did not log its argv");
+    },
+  );
 
   Deno.test(`${harness}: an API error ends the turn with aiterm-wait exit 7 and no answer`, opts, async () => {
     await using t = await agentEnv();
     await using c = await connect(t.env);
-    const l = await c.ok<Launch>("agent_launch", { harness, cwd: `${t.root}/proj`, trust_project: true, prompt: "APIERR please" });
+    const l = await c.ok<Launch>("agent_launch", {
+      harness,
+      cwd: `${t.root}/proj`,
+      trust_project: true,
+      prompt: "APIERR please",
+    });
     const w = await runWaiter(t, l.wait_process!);
     assertEquals([w.code, w.json.outcome], [7, "error"]);
     const e = await c.err("pty_read", { session_id: l.session_id, agent_transcript: true, cursor: 0 });
     assertEquals(e.code, "AGENT_TURN_ERROR");
     // The marker of that turn only is released: a new turn can be dispatched.
-    const s = await c.ok<{ mode: string; event_cursor: number }>("pty_send", { session_id: l.session_id, text: "after the error" });
+    const s = await c.ok<{ mode: string; event_cursor: number }>("pty_send", {
+      session_id: l.session_id,
+      text: "after the error",
+    });
     assertEquals([s.mode, s.event_cursor], ["agent_dispatch", 1]);
   });
 }
@@ -101,7 +135,11 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
 Deno.test("a sign-in screen blocks the launch with vendor_onboarding_required and nothing is typed", opts, async () => {
   await using t = await agentEnv({ FAKE_MODE: "login" });
   await using c = await connect(t.env);
-  const l = await c.ok<Launch>("agent_launch", { harness: "claude-code", cwd: `${t.root}/proj`, prompt: "never typed" });
+  const l = await c.ok<Launch>("agent_launch", {
+    harness: "claude-code",
+    cwd: `${t.root}/proj`,
+    prompt: "never typed",
+  });
   assertEquals(l.startup, { status: "blocked", reason: "vendor_onboarding_required" });
   assertEquals(l.initial_prompt.status, "not_sent");
   assertEquals(l.event_cursor, null);
@@ -111,16 +149,20 @@ Deno.test("a sign-in screen blocks the launch with vendor_onboarding_required an
   assertEquals(e.code, "AGENT_BLOCKED");
 });
 
-Deno.test("without trust_project the trust dialog blocks; without a prompt the launch is not_checked", opts, async () => {
-  await using t = await agentEnv();
-  await using c = await connect(t.env);
-  const blocked = await c.ok<Launch>("agent_launch", { harness: "claude-code", cwd: `${t.root}/proj`, prompt: "x" });
-  assertEquals(blocked.startup, { status: "blocked", reason: "trust_required" });
-  const quick = await c.ok<Launch>("agent_launch", { harness: "codex-cli", cwd: `${t.root}/proj` });
-  assertEquals(quick.startup.status, "not_checked");
-  assertEquals(quick.initial_prompt.status, "not_requested");
-  assertEquals(quick.wait_process, null);
-});
+Deno.test(
+  "without trust_project the trust dialog blocks; without a prompt the launch is not_checked",
+  opts,
+  async () => {
+    await using t = await agentEnv();
+    await using c = await connect(t.env);
+    const blocked = await c.ok<Launch>("agent_launch", { harness: "claude-code", cwd: `${t.root}/proj`, prompt: "x" });
+    assertEquals(blocked.startup, { status: "blocked", reason: "trust_required" });
+    const quick = await c.ok<Launch>("agent_launch", { harness: "codex-cli", cwd: `${t.root}/proj` });
+    assertEquals(quick.startup.status, "not_checked");
+    assertEquals(quick.initial_prompt.status, "not_requested");
+    assertEquals(quick.wait_process, null);
+  },
+);
 
 Deno.test("bad launches fail before any session exists", opts, async () => {
   await using t = await agentEnv();
@@ -146,13 +188,20 @@ Deno.test("bad launches fail before any session exists", opts, async () => {
   assertEquals((await c.err("agent_launch", { harness: "codex-cli", session_name: "taken" })).code, "SESSION_EXISTS");
   {
     await using c2 = await connect({ ...t.env, CLAUDE_BIN: `${t.root}/no-claude`, PATH: "/usr/bin:/bin" });
-    assertEquals((await c2.err("agent_launch", { harness: "claude-code", cwd: `${t.root}/proj` })).code, "HARNESS_NOT_INSTALLED");
+    assertEquals(
+      (await c2.err("agent_launch", { harness: "claude-code", cwd: `${t.root}/proj` })).code,
+      "HARNESS_NOT_INSTALLED",
+    );
   }
   assertEquals((await c.ok<{ sessions: unknown[] }>("pty_list")).sessions.length, before + 1);
 });
 
 Deno.test("the launched agent knows it is a sub-agent: lineage in its environment and first prompt", opts, async () => {
-  await using t = await agentEnv({ AITERM_SESSION_ID: "parent_1", AITERM_DELEGATION_DEPTH: "1", AITERM_LINEAGE: "root/parent_1" });
+  await using t = await agentEnv({
+    AITERM_SESSION_ID: "parent_1",
+    AITERM_DELEGATION_DEPTH: "1",
+    AITERM_LINEAGE: "root/parent_1",
+  });
   await using c = await connect(t.env);
   const l = await c.ok<Launch>("agent_launch", {
     harness: "claude-code",
