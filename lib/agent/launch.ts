@@ -3,7 +3,8 @@
  * session with the user's normal environment plus aiterm's lineage variables, pass the start-up
  * gate, and dispatch the first prompt without waiting for its answer.
  */
-import { extname, isAbsolute } from "node:path";
+import { extname, isAbsolute, join } from "node:path";
+import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
 import { windowsArgumentList } from "../self_command.ts";
@@ -135,22 +136,6 @@ async function validate(
       });
     }
   }
-  if (input.launch_operation_id != null) {
-    if (!OPERATION_ID.test(input.launch_operation_id)) {
-      throw new AppError("INVALID_ARGUMENT", "Cannot launch: launch_operation_id must be sha256:<64 hex>", {
-        data: { field: "launch_operation_id" },
-      });
-    }
-    if (input.harness !== "claude-code" || input.prompt || !input.session_name) {
-      throw new AppError(
-        "INVALID_ARGUMENT",
-        "Cannot launch: launch_operation_id is only for a prompt-less claude-code launch with session_name",
-        {
-          data: { field: "launch_operation_id" },
-        },
-      );
-    }
-  }
   if (
     (input.throughline_source_session || input.throughline_supplement_file) &&
     !findExecutable("throughline", deps.env.PATH)
@@ -163,7 +148,10 @@ async function validate(
       },
     );
   }
-  if (input.session_name != null && !(await deps.terminal.nameAvailable(input.session_name))) {
+  if (
+    input.session_name != null && input.launch_operation_id == null &&
+    !(await deps.terminal.nameAvailable(input.session_name))
+  ) {
     throw new AppError(
       "SESSION_EXISTS",
       `Cannot launch into session "${input.session_name}": that name is taken or malformed`,
@@ -243,6 +231,21 @@ async function validateModel(adapter: HarnessAdapter, bin: string, input: Launch
  * @throws {AppError} every validation code before any session exists
  */
 export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<LaunchReceipt> {
+  checkOperationId(input);
+  if (input.launch_operation_id != null && input.session_name != null) {
+    // Exact replay: the same operation id for the same session returns the first receipt, launches nothing.
+    const replay = await replayReceipt(deps, input.session_name, input.launch_operation_id);
+    if (replay) return replay;
+    if (!(await deps.terminal.nameAvailable(input.session_name))) {
+      throw new AppError(
+        "SESSION_EXISTS",
+        `Cannot launch into session "${input.session_name}": it exists and was launched by another operation`,
+        {
+          suggestion: "pick another session_name, or pty_close it first",
+        },
+      );
+    }
+  }
   const { adapter, bin, cwd } = await validate(input, deps);
   const launchId = crypto.randomUUID().replaceAll("-", "");
   const sessionUuid = crypto.randomUUID();
@@ -322,7 +325,8 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
     wait_command: wait ? `aiterm-wait --session ${id} --cursor ${cursor}` : null,
     submit_residue: dispatch ? dispatch.submit_residue : null,
     managed_completion: true,
-    fast: false,
+    // A fast model id given directly (fast omitted) launches as is: the seat is fast.
+    fast: input.fast == null && input.model != null && /(^|-)fast($|-)/.test(input.model),
     fast_error: input.fast === true
       ? {
         code: "FAST_MODE_UNCONFIRMED",
@@ -335,7 +339,40 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
     receipt.write_scope = input.write_scope;
     receipt.write_scope_enforcement = spec.writeScopeEnforcement ?? "declaration_only_unsupported";
   }
+  if (input.launch_operation_id != null) {
+    await writeJsonAtomic(join(deps.terminal.sessionDir(id), "launch_receipt.json"), {
+      launch_operation_id: input.launch_operation_id,
+      receipt,
+    }).catch(() => {});
+  }
   return receipt;
+}
+
+function checkOperationId(input: LaunchInput): void {
+  if (input.launch_operation_id != null) {
+    if (!OPERATION_ID.test(input.launch_operation_id)) {
+      throw new AppError("INVALID_ARGUMENT", "Cannot launch: launch_operation_id must be sha256:<64 hex>", {
+        data: { field: "launch_operation_id" },
+      });
+    }
+    if (input.harness !== "claude-code" || input.prompt || !input.session_name) {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "Cannot launch: launch_operation_id is only for a prompt-less claude-code launch with session_name",
+        {
+          data: { field: "launch_operation_id" },
+        },
+      );
+    }
+  }
+}
+
+async function replayReceipt(deps: AgentDeps, name: string, operationId: string): Promise<LaunchReceipt | null> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) return null;
+  const saved = await readJsonFile<{ launch_operation_id: string; receipt: LaunchReceipt }>(
+    join(deps.terminal.sessionDir(name), "launch_receipt.json"),
+  ).catch(() => null);
+  return saved?.launch_operation_id === operationId ? saved.receipt : null;
 }
 
 export { windowsArgumentList };

@@ -220,3 +220,22 @@ Deno.test("the launched agent knows it is a sub-agent: lineage in its environmen
   const first = await answer(c, "child_a", 0);
   assertStringIncludes(first, "sub-agent");
 });
+
+Deno.test("a prompt-less claude-code launch with launch_operation_id replays exactly", opts, async () => {
+  await using t = await agentEnv();
+  await using c = await connect(t.env);
+  const op = `sha256:${"ab".repeat(32)}`;
+  const args = { harness: "claude-code", cwd: `${t.root}/proj`, session_name: "replayed", launch_operation_id: op };
+  const first = await c.ok<Launch>("agent_launch", args);
+  const again = await c.ok<Launch>("agent_launch", args);
+  assertEquals(again, first);
+  const rows = (await c.ok<{ sessions: { session_id: string }[] }>("pty_list")).sessions.filter((s) =>
+    s.session_id === "replayed"
+  );
+  assertEquals(rows.length, 1);
+  assertEquals(
+    (await c.err("agent_launch", { ...args, launch_operation_id: `sha256:${"cd".repeat(32)}` })).code,
+    "SESSION_EXISTS",
+  );
+  assertEquals((await c.err("agent_launch", { ...args, prompt: "x" })).code, "INVALID_ARGUMENT");
+});
