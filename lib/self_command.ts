@@ -24,7 +24,9 @@ export function selfCommand(subcommand: string): string[] {
     }
     return [Deno.execPath(), subcommand];
   }
-  const main = new URL("../main.ts", import.meta.url);
+  // The module this process was started from (main.ts, or a bundle of it), never a path next to
+  // this source file: a bundle has no lib/ beside it.
+  const main = new URL(Deno.mainModule);
   return [Deno.execPath(), "run", "-A", main.protocol === "file:" ? main.pathname : main.href, subcommand];
 }
 
