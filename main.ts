@@ -9,6 +9,7 @@ import { log } from "./lib/log.ts";
 import { createServer, StdioServerTransport } from "./lib/mcp/mod.ts";
 import { VERSION } from "./lib/version.ts";
 import { runWait } from "./lib/wait_cli.ts";
+import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
 
 const USAGE = "usage: aiterm-mcp [serve|wait|setup|hook|version] [--help]";
 
@@ -20,8 +21,7 @@ const HELP: Record<string, string> = {
   wait: `aiterm-mcp wait --session S --cursor N [--timeout 600]
   Block until an agent turn ends and print a JSON outcome (exit 0 done, 3 timeout, 4 closed, 7 error; 2 bad arguments).
   The same program ships as aiterm-wait.`,
-  setup: `aiterm-mcp setup
-  Register aiterm in every AI client found. Not built yet.`,
+  setup: SETUP_HELP,
   hook: `aiterm-mcp hook <name>
   Entry point for hooks aiterm installs into AI clients. Not built yet.`,
   version: `aiterm-mcp version
@@ -44,11 +44,13 @@ async function serve(): Promise<void> {
 }
 
 async function main(args: string[]): Promise<void> {
+  if (invokedAsSetup()) Deno.exit(await runSetup(args));
   const first = args[0];
   const sub = first === undefined || first.startsWith("-") ? "serve" : first;
   const rest = first === undefined || first.startsWith("-") ? args : args.slice(1);
   if (!(sub in HELP)) fail(`unknown subcommand "${sub}"`);
   if (sub === "wait") Deno.exit(await runWait(rest, Deno.env.toObject()));
+  if (sub === "setup") Deno.exit(await runSetup(rest));
   let parsed;
   try {
     parsed = parseArgs({

@@ -110,7 +110,8 @@ class Tmux implements Multiplexer {
     let out: Deno.CommandOutput;
     try {
       out = await new Deno.Command(this.#bin, {
-        args: ["-S", this.#socket, "-f", "/dev/null", ...args],
+        // -u: UTF-8 output even without a UTF-8 locale (else tmux turns the tab separators into "_").
+        args: ["-u", "-S", this.#socket, "-f", "/dev/null", ...args],
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
@@ -296,7 +297,7 @@ class Tmux implements Multiplexer {
   }
 
   attachCommand(name: string): string[] {
-    return [this.#bin, "-S", this.#socket, "attach", "-t", exactTarget(name)];
+    return [this.#bin, "-u", "-S", this.#socket, "attach", "-t", exactTarget(name)];
   }
 
   async killServer(): Promise<void> {

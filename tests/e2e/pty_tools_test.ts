@@ -279,3 +279,14 @@ Deno.test("output produced while no server runs is kept in the log", opts, async
   const r = await second.ok<{ text: string; via: string }>("pty_read", { session_id, wait: true });
   assertStringIncludes(r.text, "printed-while-down-42");
 });
+
+Deno.test("a server started without any locale variables still drives sessions", opts, async () => {
+  await using t = await makeTestEnv();
+  await using c = await connect({ PATH: t.env.PATH!, HOME: t.home, AITERM_STATE_DIR: t.stateDir, TMUX_TMPDIR: t.root });
+  const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+  await c.ok("pty_send", { session_id, text: "echo no-locale-$((1+1))" });
+  const r = await c.ok<{ text: string }>("pty_read", { session_id, wait: true });
+  assertStringIncludes(r.text, "no-locale-2");
+  const rows = await c.ok<{ sessions: { session_id: string; state: string }[] }>("pty_list");
+  assertEquals(rows.sessions.map((s) => [s.session_id, s.state]), [[session_id, "running"]]);
+});

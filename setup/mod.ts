@@ -1,0 +1,118 @@
+/**
+ * `aiterm-mcp setup` (also shipped as `aiterm-setup`): flags, output and exit code. The steps
+ * themselves are run by run.ts. Exit 0 ready, 1 failed (the JSON says why), 2 bad flags.
+ */
+import { basename } from "node:path";
+import { parseArgs } from "node:util";
+import { VERSION } from "../lib/version.ts";
+import { renderHuman, type SetupResult } from "./result.ts";
+import { processArgv0 } from "./platform_deps.ts";
+import { performSetup } from "./run.ts";
+import { isSetupName, type ServerCommand } from "./server_command.ts";
+
+export type { SetupResult } from "./result.ts";
+
+/** One-line usage. */
+export const SETUP_USAGE = "usage: aiterm-mcp setup [--install-deps] [--dry-run] [--json | --human]";
+
+/** `--help` text. */
+export const SETUP_HELP = `${SETUP_USAGE}
+  (also installed as aiterm-setup)
+
+Prepares aiterm on this machine, in order: checks tmux (psmux and PowerShell 7 on Windows), runs a
+smoke test through the MCP interface (starts the server, opens a terminal, runs a command, reads it,
+closes it), finds the AI clients (Claude Code, Codex CLI, Cursor, Grok Build), registers aiterm in
+each one and reads every registration back. Running it again changes nothing when all matches.
+
+  --install-deps  install missing dependencies with the system's package manager (otherwise the
+                  command is only shown)
+  --dry-run       change nothing; report what would be installed and registered
+  --json          print the result as JSON on stdout (default; schema aiterm.setup-result.v1)
+  --human         print a readable summary instead of JSON
+  -h, --help      this text
+
+Exit status: 0 ready (smoke test passed and at least one client registered and read back),
+1 failed (the result says why), 2 bad flags. Progress goes to stderr.`;
+
+const NOT_AVAILABLE = ["--remove-claude-parent-hooks", "--remove-cursor-parent-hooks", "--codex-steer"];
+
+/** Options for {@link runSetup} (tests). */
+export interface RunSetupOptions {
+  env?: Record<string, string>;
+  /** Override the registered command. */
+  server?: () => ServerCommand;
+}
+
+const encoder = new TextEncoder();
+
+function write(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  const bytes = encoder.encode(text);
+  let off = 0;
+  while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
+}
+
+function usageError(message: string): number {
+  write(Deno.stderr, `aiterm-setup: ${message}\n${SETUP_USAGE}\n`);
+  return 2;
+}
+
+/**
+ * Runs setup with the arguments after `setup` (or all arguments of `aiterm-setup`); returns the
+ * exit code. Writes the result to stdout and progress to stderr.
+ */
+export async function runSetup(args: string[], options: RunSetupOptions = {}): Promise<number> {
+  for (const arg of args) {
+    const flag = NOT_AVAILABLE.find((f) => arg === f || arg.startsWith(`${f}=`));
+    if (flag) {
+      write(
+        Deno.stderr,
+        `aiterm-setup: ${flag} is not available in this version (${VERSION}): parent hooks are not delivered yet\n`,
+      );
+      return 2;
+    }
+  }
+  let values;
+  try {
+    values = parseArgs({
+      args,
+      options: {
+        "install-deps": { type: "boolean" },
+        "dry-run": { type: "boolean" },
+        json: { type: "boolean" },
+        human: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  if (values.help) {
+    write(Deno.stdout, SETUP_HELP + "\n");
+    return 0;
+  }
+  if (values.json && values.human) return usageError("--json and --human exclude each other");
+
+  const result: SetupResult = await performSetup({
+    env: options.env ?? Deno.env.toObject(),
+    installDeps: values["install-deps"] === true,
+    dryRun: values["dry-run"] === true,
+    progress: (line) => write(Deno.stderr, `aiterm-setup: ${line}\n`),
+    ...(options.server ? { server: options.server } : {}),
+  });
+  write(Deno.stdout, values.human ? renderHuman(result) : JSON.stringify(result, null, 2) + "\n");
+  return result.status === "ready" ? 0 : 1;
+}
+
+/**
+ * True when this process was started under the name `aiterm-setup` (a copy or hard link of the
+ * binary: its own path; a symlink: argv[0], which Linux keeps in /proc/self/cmdline).
+ */
+export function invokedAsSetup(): boolean {
+  if (isSetupName(Deno.execPath())) return true;
+  const argv0 = processArgv0();
+  return argv0 !== null && isSetupName(basename(argv0));
+}
+
+if (import.meta.main) Deno.exit(await runSetup(Deno.args));

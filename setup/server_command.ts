@@ -1,0 +1,49 @@
+/**
+ * The command AI clients are told to start: the aiterm MCP server in its default `serve` form.
+ * Compiled: the absolute path of the `aiterm-mcp` binary with no arguments. From source:
+ * `<deno> run -A <absolute main.ts>`.
+ */
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isCompiled } from "../lib/self_command.ts";
+import { SetupFailure } from "./config_file.ts";
+
+/** An argv split the way client configs store it. */
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+/** True when this executable's name is `aiterm-setup` (the release ships setup under that name too). */
+export function isSetupName(path: string): boolean {
+  return /^aiterm-setup(\.exe)?$/i.test(basename(path));
+}
+
+/**
+ * The registered server command. When running as `aiterm-setup`, the server is the `aiterm-mcp`
+ * binary beside it (registering `aiterm-setup` itself would start setup, not the server).
+ */
+export function serverCommand(execPath: string = Deno.execPath(), compiled: boolean = isCompiled()): ServerCommand {
+  if (compiled) {
+    if (!isSetupName(execPath)) return { command: execPath, args: [] };
+    const sibling = join(dirname(execPath), /\.exe$/i.test(execPath) ? "aiterm-mcp.exe" : "aiterm-mcp");
+    try {
+      if (Deno.statSync(sibling).isFile) return { command: sibling, args: [] };
+    } catch {
+      // reported below
+    }
+    throw new SetupFailure(
+      "server_binary_not_found",
+      `aiterm-setup needs the aiterm-mcp binary beside it (${sibling}); keep both files of the release together`,
+    );
+  }
+  const main = new URL("../main.ts", import.meta.url);
+  return { command: execPath, args: ["run", "-A", main.protocol === "file:" ? fileURLToPath(main) : main.href] };
+}
+
+/** True when a registered `command`/`args` pair is exactly `want`. */
+export function sameCommand(command: unknown, args: unknown, want: ServerCommand): boolean {
+  const a = args === undefined || args === null ? [] : args;
+  return command === want.command && Array.isArray(a) && a.length === want.args.length &&
+    a.every((x, i) => x === want.args[i]);
+}
