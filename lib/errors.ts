@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "SESSION_NOT_FOUND", // no such session (and no log left to read)
   "SESSION_EXISTS", // an explicit session name is already taken
   "SESSION_ENDED", // the session's process has ended; only its log remains
+  "SESSION_STALE", // a generation from a closed session was used after a new one opened under the same name
   "SHELL_NOT_FOUND", // the requested shell is not an executable
   "CWD_NOT_FOUND", // cwd is not an existing directory
   "ENV_VAR_UNSET", // env_vars named a variable the server does not have

@@ -7,7 +7,8 @@ import { buildDeps } from "./app.ts";
 import { waitForTurn } from "./agent/mod.ts";
 
 /** Usage line of the waiter. */
-export const WAIT_USAGE = "usage: aiterm-wait --session S --cursor N [--timeout SECONDS (default 600)]";
+export const WAIT_USAGE =
+  "usage: aiterm-wait --session S --cursor N [--generation G] [--timeout SECONDS (default 600)]";
 
 /** Runs the waiter with `args`; returns the process exit code. */
 export async function runWait(args: string[], env: Record<string, string>): Promise<number> {
@@ -19,6 +20,7 @@ export async function runWait(args: string[], env: Record<string, string>): Prom
         session: { type: "string" },
         cursor: { type: "string" },
         timeout: { type: "string", default: "600" },
+        generation: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -45,7 +47,11 @@ export async function runWait(args: string[], env: Record<string, string>): Prom
     return 2;
   }
   const deps = buildDeps({ env, cwd: Deno.cwd() });
-  const outcome = await waitForTurn(deps.terminal, values.session, cursor, { timeoutMs: timeout * 1000, env });
+  const outcome = await waitForTurn(deps.terminal, values.session, cursor, {
+    timeoutMs: timeout * 1000,
+    env,
+    generation: values.generation ?? null,
+  });
   Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(outcome) + "\n"));
   return outcome.exit_code;
 }

@@ -22,6 +22,8 @@ export interface DispatchReceipt {
   joined_event_cursor: number | null;
   submit_residue: boolean;
   turn_started: boolean;
+  /** The session's generation. */
+  generation: string | null;
 }
 
 /** Options for {@link dispatchTurn}. */
@@ -122,6 +124,7 @@ export async function dispatchTurn(
         joined_event_cursor: next.active_turn?.index ?? null,
         submit_residue: residue,
         turn_started: true,
+        generation: (await deps.terminal.meta(id))?.generation ?? null,
       };
     }
     const loaded = await loadTurns(adapter, next, deps.env);
@@ -144,6 +147,7 @@ export async function dispatchTurn(
       joined_event_cursor: null,
       submit_residue: residue,
       turn_started: started.started,
+      generation: (await deps.terminal.meta(id))?.generation ?? null,
     };
   });
 }

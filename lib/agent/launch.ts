@@ -56,6 +56,7 @@ export interface LaunchReceipt {
   write_scope?: string;
   write_scope_enforcement?: "enforced_read_only" | "declaration_only_unsupported";
   attach_command: string;
+  generation: string;
 }
 
 const IMAGE_EXTS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
@@ -312,7 +313,7 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
     }
   }
   const cursor = dispatch?.event_cursor ?? null;
-  const wait = cursor !== null ? waitProcessFor(id, cursor) : null;
+  const wait = cursor !== null ? waitProcessFor(id, cursor, opened.generation) : null;
   const receipt: LaunchReceipt = {
     schema: "aiterm.agent-launch-result.v1",
     harness: adapter.id,
@@ -322,7 +323,7 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
     initial_prompt: initial,
     event_cursor: cursor,
     wait_process: wait,
-    wait_command: wait ? `aiterm-wait --session ${id} --cursor ${cursor}` : null,
+    wait_command: wait ? `aiterm-wait --session ${id} --cursor ${cursor} --generation ${opened.generation}` : null,
     submit_residue: dispatch ? dispatch.submit_residue : null,
     managed_completion: true,
     // A fast model id given directly (fast omitted) launches as is: the seat is fast.
@@ -334,6 +335,7 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
       }
       : null,
     attach_command: opened.attach_command,
+    generation: opened.generation,
   };
   if (input.write_scope != null) {
     receipt.write_scope = input.write_scope;

@@ -10,9 +10,10 @@ export interface WaitProcess {
 }
 
 /** The waiter for turn `cursor` of session `sessionId`. */
-export function waitProcessFor(sessionId: string, cursor: number): WaitProcess {
+export function waitProcessFor(sessionId: string, cursor: number, generation: string | null): WaitProcess {
   const [executable, ...prefix] = selfCommand("wait");
   const args = [...prefix, "--session", sessionId, "--cursor", String(cursor)];
+  if (generation) args.push("--generation", generation);
   return {
     executable: executable!,
     args,

@@ -26,6 +26,8 @@ export interface WaitTurnOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   env: Record<string, string | undefined>;
+  /** The session generation the cursor belongs to; another generation is SESSION_STALE (outcome closed). */
+  generation?: string | null;
 }
 
 /** Waits for turn `cursor` (see module doc). */
@@ -50,6 +52,16 @@ export async function waitForTurn(
   let watchedPath: string | null = null;
   try {
     for (;;) {
+      if (options.generation) {
+        const meta = await terminal.meta(id).catch(() => null);
+        if (meta?.generation !== options.generation) {
+          return result(
+            "closed",
+            null,
+            "SESSION_STALE: the session was closed or replaced; this cursor belongs to an earlier one",
+          );
+        }
+      }
       const rec = await readAgentRecord(terminal.sessionDir(id));
       const adapter = rec ? getHarness(rec.harness) : null;
       if (!rec || !adapter) return result("closed", null, "the session has no agent record (closed or never launched)");

@@ -8,6 +8,8 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export interface SessionMeta {
   schema: "aiterm.session.v1";
   id: string;
+  /** One generation of content under this id: a new open under the same name gets a new one. */
+  generation: string;
   created_at: string;
   /** The shell as asked (`bash`) and as resolved (`/usr/bin/bash`). */
   shell: string;
@@ -32,6 +34,11 @@ export async function readMeta(path: string): Promise<SessionMeta | null> {
   } catch {
     return null;
   }
+}
+
+/** A fresh generation id. */
+export function newGeneration(): string {
+  return crypto.randomUUID().replaceAll("-", "").slice(0, 12);
 }
 
 /** Writes a session's meta atomically. */

@@ -23,7 +23,7 @@ import { logExtent, pruneLog, readLog } from "./output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
 import { readSendLock, withSendLock } from "./send_lock.ts";
 import type { LastSend } from "./last_send.ts";
-import { readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
+import { newGeneration, readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
 
 /** Dependencies of {@link Terminal}. */
 export interface TerminalDeps {
@@ -54,6 +54,8 @@ export interface OpenResult {
   log_cursor: number;
   /** The shell printed its first prompt (integrated shells); null when aiterm cannot tell. */
   shell_ready: boolean | null;
+  /** This generation of the session id (pass it back to be refused if the session was replaced). */
+  generation: string;
 }
 
 /** Input of {@link Terminal.send}. */
@@ -90,6 +92,7 @@ export interface SessionRow {
   width: number | null;
   height: number | null;
   created_at: string | null;
+  generation: string | null;
 }
 
 const DEFAULT_SEGMENT_BYTES = 4 * 1024 * 1024;
@@ -170,6 +173,7 @@ export class Terminal {
     const meta: SessionMeta = {
       schema: "aiterm.session.v1",
       id,
+      generation: newGeneration(),
       created_at: new Date().toISOString(),
       shell: shellName,
       shell_path: shellPath,
@@ -212,6 +216,7 @@ export class Terminal {
       env_vars: envNames,
       attach_command: this.attachCommand(id),
       log_cursor: (await logExtent(this.#layout.sessionLogDir(id), meta.segment_bytes)).end,
+      generation: meta.generation,
       shell_ready: shellReady,
     };
   }
@@ -249,7 +254,7 @@ export class Terminal {
     prepare?: (id: string, sessionDir: string) => Promise<void>;
     /** Builds the argv/env once the id is known. */
     build?: (id: string) => { argv: string[]; env: Record<string, string> };
-  }): Promise<{ session_id: string; attach_command: string }> {
+  }): Promise<{ session_id: string; attach_command: string; generation: string }> {
     await this.#mux.ensureAvailable();
     this.#layout.ensure();
     const id = await this.#claimName(input.name);
@@ -257,6 +262,7 @@ export class Terminal {
     const meta: SessionMeta = {
       schema: "aiterm.session.v1",
       id,
+      generation: newGeneration(),
       created_at: new Date().toISOString(),
       shell: built.argv[0]?.split("/").pop() ?? "",
       shell_path: built.argv[0] ?? "",
@@ -285,7 +291,7 @@ export class Terminal {
       throw err;
     }
     log("info", "program session opened", { session_id: id });
-    return { session_id: id, attach_command: this.attachCommand(id) };
+    return { session_id: id, attach_command: this.attachCommand(id), generation: meta.generation };
   }
 
   /** Checks a name is free without claiming it (for validation before any session exists). */
@@ -345,6 +351,26 @@ export class Terminal {
     } catch (err) {
       if (err instanceof Deno.errors.AlreadyExists) return false;
       throw err;
+    }
+  }
+
+  /**
+   * Refuses a generation that is not the session's current one (the session was closed and a new
+   * one opened under the same name). Absent `generation` is not checked.
+   * @throws {AppError} SESSION_STALE
+   */
+  async checkGeneration(id: string, generation: string | null | undefined): Promise<void> {
+    if (generation == null) return;
+    const meta = await this.meta(id);
+    if (meta?.generation !== generation) {
+      throw new AppError(
+        "SESSION_STALE",
+        `Session "${id}" is not generation ${generation} any more: it was closed or replaced`,
+        {
+          suggestion: "re-list with pty_list; do not retry blindly (nothing was done)",
+          data: { current: meta?.generation ?? null },
+        },
+      );
     }
   }
 
@@ -547,6 +573,7 @@ export class Terminal {
         width: s.width,
         height: s.height,
         created_at: new Date(s.createdAt * 1000).toISOString(),
+        generation: meta?.generation ?? null,
       });
     }
     try {
@@ -563,6 +590,7 @@ export class Terminal {
           width: null,
           height: null,
           created_at: meta.created_at,
+          generation: meta.generation ?? null,
         });
       }
     } catch (err) {

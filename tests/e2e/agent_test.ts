@@ -239,3 +239,25 @@ Deno.test("a prompt-less claude-code launch with launch_operation_id replays exa
   );
   assertEquals((await c.err("agent_launch", { ...args, prompt: "x" })).code, "INVALID_ARGUMENT");
 });
+
+Deno.test("a waiter from a closed launch does not wait on the new launch of the same name", opts, async () => {
+  await using t = await agentEnv();
+  await using c = await connect(t.env);
+  const first = await c.ok<Launch>("agent_launch", {
+    harness: "codex-cli",
+    cwd: `${t.root}/proj`,
+    session_name: "same",
+    prompt: "SLOW one",
+  });
+  assert(first.wait_process?.args.includes("--generation"), "no generation in wait_process");
+  await c.ok("pty_close", { session_id: "same" });
+  await c.ok<Launch>("agent_launch", {
+    harness: "codex-cli",
+    cwd: `${t.root}/proj`,
+    session_name: "same",
+    prompt: "two",
+  });
+  const w = await runWaiter(t, first.wait_process!);
+  assertEquals([w.code, w.json.outcome], [4, "closed"]);
+  assertStringIncludes(String(w.json.error), "SESSION_STALE");
+});

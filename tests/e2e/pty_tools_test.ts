@@ -290,3 +290,29 @@ Deno.test("a server started without any locale variables still drives sessions",
   const rows = await c.ok<{ sessions: { session_id: string; state: string }[] }>("pty_list");
   assertEquals(rows.sessions.map((s) => [s.session_id, s.state]), [[session_id, "running"]]);
 });
+
+Deno.test("a generation from a closed session is SESSION_STALE on the new session of the same name", opts, async () => {
+  await using t = await makeTestEnv();
+  await using c = await connect(t.env);
+  const old = await c.ok<{ session_id: string; generation: string }>("pty_open", { name: "gen", cwd: t.root });
+  await c.ok("pty_close", { session_id: "gen" });
+  const now = await c.ok<{ session_id: string; generation: string }>("pty_open", { name: "gen", cwd: t.root });
+  assert(old.generation !== now.generation, "a reopened session kept its generation");
+  for (
+    const [tool, args] of [
+      ["pty_send", { text: `echo stale > ${t.root}/stale.txt` }],
+      ["pty_read", {}],
+      ["pty_key", { key: "Enter" }],
+      ["pty_observe", {}],
+      ["pty_close", {}],
+    ] as const
+  ) {
+    const e = await c.err(tool, { session_id: "gen", generation: old.generation, ...args });
+    assertEquals(e.code, "SESSION_STALE", tool);
+  }
+  assertEquals(await fileText(`${t.root}/stale.txt`), null);
+  await c.ok("pty_send", { session_id: "gen", generation: now.generation, text: `echo fresh > ${t.root}/fresh.txt` });
+  assertEquals(await eventually(() => fileText(`${t.root}/fresh.txt`)), "fresh\n");
+  const rows = await c.ok<{ sessions: { session_id: string; generation: string | null }[] }>("pty_list");
+  assertEquals(rows.sessions.find((r) => r.session_id === "gen")?.generation, now.generation);
+});

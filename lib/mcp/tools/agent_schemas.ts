@@ -88,4 +88,5 @@ export const LaunchOutputSchema = z.object({
     "How write_scope is enforced",
   ),
   attach_command: z.string().describe("Run this to watch the agent"),
+  generation: z.string().describe("This generation of the session id (pass it back to detect a replaced session)"),
 }).strict();

@@ -6,7 +6,12 @@ export const ptyClose = defineTool({
   title: "Close a terminal",
   description:
     "Close a session: end its processes and remove its files (log, cursor, lock). Safe to repeat: a second call says already_closed.",
-  input: z.object({ session_id: SessionIdSchema }).strict(),
+  input: z.object({
+    session_id: SessionIdSchema,
+    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
+      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
+    ),
+  }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
     outcome: z.enum(["closed", "already_closed"]).describe(
@@ -14,6 +19,9 @@ export const ptyClose = defineTool({
     ),
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  handler: (input, deps) => deps.terminal.close(input.session_id),
+  handler: async (input, deps) => {
+    await deps.terminal.checkGeneration(input.session_id, input.generation);
+    return await deps.terminal.close(input.session_id);
+  },
   text: (out) => `${out.outcome} ${out.session_id}`,
 });

@@ -10,6 +10,9 @@ export const ptyKey = defineTool({
   }, C-a…C-z, F1…F12; aliases such as ctrl-c, ^C, esc, enter, backspace are accepted. An unknown name is refused and never typed as text.`,
   input: z.object({
     session_id: SessionIdSchema,
+    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
+      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
+    ),
     key: z.string().min(1).max(32).describe("Key name or alias, e.g. C-c, Enter, Escape, Up, Tab"),
   }).strict(),
   output: z.object({
@@ -17,6 +20,9 @@ export const ptyKey = defineTool({
     key: z.string().describe("The canonical name of the key pressed"),
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  handler: (input, deps) => deps.terminal.key(input.session_id, input.key),
+  handler: async (input, deps) => {
+    await deps.terminal.checkGeneration(input.session_id, input.generation);
+    return await deps.terminal.key(input.session_id, input.key);
+  },
   text: (out) => `pressed ${out.key} in ${out.session_id}`,
 });

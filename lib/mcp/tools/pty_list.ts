@@ -19,6 +19,7 @@ export const ptyList = defineTool({
         width: z.number().int().nullable().describe("Columns"),
         height: z.number().int().nullable().describe("Rows"),
         created_at: z.string().nullable().describe("ISO creation time"),
+        generation: z.string().nullable().describe("This generation of the id (null for human sessions)"),
       }).strict(),
     ).describe("One row per session"),
   }).strict(),

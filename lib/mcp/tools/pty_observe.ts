@@ -9,6 +9,9 @@ export const ptyObserve = defineTool({
     "Structured liveness without any screen or command text: whether the pane is alive, the foreground process identity (pid, start identity, argv digest), the state (idle_shell, running, nested, blocked with reason harness_stopped when the foreground is stopped, ended), and an activity cursor. Pass the cursor back on the next call to get whether the screen changed and CPU used per process in between (cpu_delta_complete=false when a process vanished).",
   input: z.object({
     session_id: SessionIdSchema,
+    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
+      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
+    ),
     cursor: z.string().max(65536).nullish().describe("activity.cursor from the previous pty_observe of this session"),
   }).strict(),
   output: z.object({
@@ -38,5 +41,8 @@ export const ptyObserve = defineTool({
     }).strict(),
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps) => observeSession(deps.terminal, input.session_id, input.cursor ?? null),
+  handler: async (input, deps) => {
+    await deps.terminal.checkGeneration(input.session_id, input.generation);
+    return await observeSession(deps.terminal, input.session_id, input.cursor ?? null);
+  },
 });

@@ -26,6 +26,7 @@ export const ptyOpen = defineTool({
     env_vars: z.array(z.string()).describe("Variable names copied into the session (AITERM_SESSION_ID is always set)"),
     attach_command: z.string().describe("Run this in a terminal to attach and watch (detach with C-b d)"),
     log_cursor: z.number().int().describe("Byte cursor of the session's output log when the receipt was made"),
+    generation: z.string().describe("This generation of the session id (pass it back to detect a replaced session)"),
     shell_ready: z.boolean().nullable().describe(
       "The shell printed its first prompt (bash/zsh with integration); null = cannot tell",
     ),

@@ -7,10 +7,11 @@ import { type CallContext, defineTool, SessionIdSchema, type ToolDeps } from "..
 type AgentRead = ReadResult & { turn_id: string | null; answer_empty: boolean | null; harness: string | null };
 
 async function read(
-  input: ReadInput & { agent_transcript: boolean },
+  input: ReadInput & { agent_transcript: boolean; generation?: string | null | undefined },
   deps: ToolDeps,
   ctx: CallContext,
 ): Promise<AgentRead> {
+  await deps.terminal.checkGeneration(input.session_id, input.generation);
   if (!input.agent_transcript) {
     const r = await readSession(
       deps.terminal,
@@ -65,6 +66,9 @@ export const ptyRead = defineTool({
     'Read what a session printed since your last read, reduced to what matters (control codes stripped, repeats and blank runs collapsed, long output folded to head+tail, test/build/git/grep/install output summarised with every failure and error kept). wait:true first waits until the last command finishes and says how it knows (via: exit, sentinel, until, shell_integration, quiescent; nested or timeout when not complete). screen:true shows the rendered screen (for full-screen programs). full:true or line_range:"A:B" give exact lines; raw:true the unreduced text; cursor reads from a byte offset without moving your default cursor.',
   input: z.object({
     session_id: SessionIdSchema,
+    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
+      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
+    ),
     wait: z.boolean().default(false).describe("Wait for the last command to complete before reading"),
     until: z.string().min(1).nullish().describe("Wait until this text appears in new output (implies wait)"),
     until_regex: z.boolean().default(false).describe("Treat until as a JavaScript regular expression"),

@@ -12,6 +12,7 @@ interface SendArgs {
   raw: boolean;
   mark: boolean | "posix" | "pwsh";
   image?: string[] | undefined;
+  generation?: string | null | undefined;
 }
 
 const NULL_AGENT = {
@@ -24,6 +25,7 @@ const NULL_AGENT = {
 };
 
 async function send(input: SendArgs, deps: ToolDeps) {
+  await deps.terminal.checkGeneration(input.session_id, input.generation);
   const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
   if (!rec) {
     if (input.image?.length) {
@@ -76,7 +78,7 @@ async function send(input: SendArgs, deps: ToolDeps) {
     marked: false,
     event_cursor: r.event_cursor,
     joined_event_cursor: r.joined_event_cursor,
-    wait_process: r.event_cursor !== null ? waitProcessFor(r.session_id, r.event_cursor) : null,
+    wait_process: r.event_cursor !== null ? waitProcessFor(r.session_id, r.event_cursor, r.generation) : null,
     submit_residue: r.submit_residue,
     harness: r.harness,
     launch_id: r.launch_id,
@@ -90,6 +92,9 @@ export const ptySend = defineTool({
     "Type text into a session, then Enter (enter=false to leave it unsubmitted). Control sequences and control characters are removed unless raw=true. Multi-line text to a POSIX shell arrives as one line that runs the whole script in the current shell (heredocs, variables and cd work); other programs get it as typed. At most 64 KiB of UTF-8; nothing is typed when a send is refused. Keys such as C-c go through pty_key.",
   input: z.object({
     session_id: SessionIdSchema,
+    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
+      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
+    ),
     text: z.string().describe("Text to type (UTF-8, at most 65536 bytes)"),
     enter: z.boolean().default(true).describe("Press Enter after the text"),
     raw: z.boolean().default(false).describe("Send the bytes exactly: no sanitising, no multi-line wrapping, no LF→CR"),
