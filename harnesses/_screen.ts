@@ -75,28 +75,56 @@ export function holdsPrefix(shown: string, text: string): boolean {
   return t.startsWith(c) || c.startsWith(t);
 }
 
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Column where a selection-list line's option starts (the marker counted as a blank); -1 for a blank line. */
+function optionColumn(line: string, marker: string): number {
+  if (line.trim() === "") return -1;
+  const l = line.replace(new RegExp(`^(\\s*)${escapeRe(marker)}`), (_m, sp: string) => `${sp} `);
+  return l.length - l.trimStart().length;
+}
+
 /**
- * Keys that move a numbered selection from the marked option to `target` and confirm it.
- * `marker` is the selection glyph (`❯` for Claude, `›` for Codex). Null when no option is marked.
+ * Keys that move the selection of a list (numbered or not, in any order) onto the option whose line
+ * matches `label`, found between lines `from` and `to`; the selected option is the one `marker`
+ * points at (`❯` for Claude, `›` for Codex). When the marker is already on that option the answer is
+ * Enter; otherwise it is only the Up/Down moves (and a short pause), so the caller looks again and
+ * confirms once the screen shows the marker on the option: Enter is never pressed on a guess.
+ * Options are the lines that start in the same column as the labelled one. Null when the labelled
+ * option or the marker is not there, or they are not in one list.
  */
-export function selectOption(
+export function selectByLabel(
   lines: string[],
   from: number,
   to: number,
   marker: string,
-  target: number,
+  label: RegExp,
 ): KeyStep[] | null {
-  let current: number | null = null;
-  for (let i = Math.max(0, from); i <= to && i < lines.length; i++) {
-    const m = lineAt(lines, i).match(/^\s*(\S)\s*(\d+)\.\s/);
-    if (m && m[1] === marker) current = Number(m[2]);
+  const lo = Math.max(0, from);
+  const hi = Math.min(to, lines.length - 1);
+  let target = -1;
+  let selected = -1;
+  const markerRe = new RegExp(`^\\s*${escapeRe(marker)}\\s*\\S`);
+  for (let i = lo; i <= hi; i++) {
+    const l = lineAt(lines, i);
+    if (label.test(l)) target = i;
+    if (markerRe.test(l)) selected = i;
   }
-  if (current === null) return null;
+  if (target < 0 || selected < 0) return null;
+  if (target === selected) return [{ key: "Enter" }];
+  const col = optionColumn(lineAt(lines, target), marker);
+  if (optionColumn(lineAt(lines, selected), marker) !== col) return null;
+  let moves = 0;
+  const [a, b] = selected < target ? [selected, target] : [target, selected];
+  for (let i = a + 1; i <= b; i++) {
+    const c = optionColumn(lineAt(lines, i), marker);
+    if (c === col) moves++;
+    else if (c >= 0 && c < col) return null; // something outside the list lies between them
+  }
+  const key = selected < target ? "Down" : "Up";
   const steps: KeyStep[] = [];
-  const key = current < target ? "Down" : "Up";
-  for (let n = Math.abs(target - current); n > 0; n--) steps.push({ key });
-  if (steps.length > 0) steps.push({ pauseMs: 150 });
-  steps.push({ key: "Enter" });
+  for (let n = moves; n > 0; n--) steps.push({ key });
+  steps.push({ pauseMs: 250 });
   return steps;
 }
 

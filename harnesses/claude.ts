@@ -11,7 +11,7 @@ import {
   lineAt,
   prevNonEmpty,
   screenLines,
-  selectOption,
+  selectByLabel,
 } from "./_screen.ts";
 import type {
   BinarySpec,
@@ -89,6 +89,8 @@ const TITLE_CUES: [RegExp, BlockedReason][] = [
     "approval_required",
   ],
 ];
+/** The trust option of the workspace-trust dialog (numbered in 2.1.197, un-numbered in 2.1.328). */
+const TRUST_YES = /^\s*(?:❯\s*)?(?:\d+\.\s+)?Yes, I trust this folder\b/;
 /** Footers of a generic select dialog whose title says what it is. */
 const DIALOG_FOOTER = /Enter to confirm · Esc to \w+|Enter to select/;
 /** Footers of the idle composer (any mode). */
@@ -163,17 +165,22 @@ function exitedState(lines: string[], top: number): ScreenState {
   return { kind: "exited", detail };
 }
 
-/** Keys for the start-up dialogs aiterm may answer: trust (only with trustProject) and the theme picker. */
+/**
+ * Keys for the start-up dialogs aiterm may answer: trust (only with trustProject) and the theme picker.
+ * The trust option is found by its label, never by its number or position: 2.1.197 lists
+ * `❯ 1. Yes, I trust this folder` first, 2.1.328 lists an un-numbered `❯ No, exit` first (where Enter
+ * alone exits). The answer moves the selection onto "Yes, I trust this folder" and returns; the gate
+ * looks again and presses Enter only when the screen shows the marker on it.
+ */
 export function answerClaudeStartupDialog(screen: string, trustProject: boolean): KeyStep[] | null {
   const state = classifyClaudeScreen(screen);
   if (state.kind !== "blocked") return null;
   if (state.reason === "theme_picker") return [{ key: "Enter" }];
   if (state.reason !== "trust_required" || !trustProject) return null;
   const lines = screenLines(screen);
-  const yes = findUp(lines, lines.length - 1, 0, /\d+\.\s+Yes, I trust this folder/);
+  const yes = findUp(lines, lines.length - 1, 0, TRUST_YES);
   if (yes < 0) return null;
-  const n = Number(lineAt(lines, yes).match(/(\d+)\.\s+Yes, I trust/)?.[1]);
-  return selectOption(lines, yes - 3, lines.length - 1, "❯", n);
+  return selectByLabel(lines, yes - 6, yes + 6, "❯", TRUST_YES);
 }
 
 /** The text in the last composer box (between the two rules), or null when no composer is visible. */
@@ -233,15 +240,58 @@ interface OpenTurn {
   ended: boolean;
 }
 
-/** Parses a Claude Code session transcript into turns (prompt → `system/turn_duration`). */
+/**
+ * Parses a Claude Code session transcript into turns. A turn starts at a human prompt and ends at
+ * `system/turn_duration`, or at an `isApiErrorMessage` assistant record (2.1.328 writes no
+ * turn_duration after an API error; 2.1.197 does, and it is then ignored), or at an interrupt note.
+ *
+ * A prompt submitted while a turn runs is queued by Claude Code (`queue-operation` records). Either it
+ * is folded into the running request (`remove`, then a `queued_command` attachment), or it waits for
+ * the turn to end (`dequeue`) and is recorded as a new human prompt. Both are a steer of the running
+ * turn: the turn stays open while a queued prompt is pending, and a dequeued prompt continues it, so
+ * a steer never adds a turn of its own and the turn ends once, after the steer is answered.
+ */
 export function parseClaudeTurns(text: string): TranscriptTurn[] {
   const turns: TranscriptTurn[] = [];
   let cur: OpenTurn | null = null;
+  /** Queued prompts not yet taken (enqueue minus remove/dequeue). */
+  let queued = 0;
+  /** Prompts taken off the queue that will be recorded as a human prompt continuing the turn. */
+  let dequeued = 0;
+  const finish = (o: OpenTurn) => {
+    // A queued prompt still follows: the turn reached an end record but is not over.
+    if (queued > 0 || dequeued > 0) return;
+    o.ended = true;
+    if (o.apiError !== null) {
+      o.turn.status = "error";
+      o.turn.error = o.apiError;
+    } else {
+      o.turn.status = "done";
+      o.turn.answer = o.texts.join("\n\n");
+    }
+  };
   for (const r of parseJsonl(text)) {
+    if (r.type === "queue-operation") {
+      if (r.operation === "enqueue") queued++;
+      else if (r.operation === "remove") queued = Math.max(0, queued - 1);
+      else if (r.operation === "dequeue" && queued > 0) {
+        queued--;
+        if (cur && !cur.ended) dequeued++;
+      }
+      continue;
+    }
     if (r.type === "user") {
       if (isHumanPrompt(r)) {
         const id = str(r, "promptId") ?? str(r, "uuid") ?? `prompt-${turns.length}`;
         if (cur && cur.turn.turnId === id) continue;
+        if (cur && !cur.ended && dequeued > 0) {
+          // The queued prompt of a steer: it continues the running turn.
+          dequeued = 0;
+          cur.apiError = null;
+          continue;
+        }
+        queued = 0;
+        dequeued = 0;
         const turn: TranscriptTurn = {
           turnId: id,
           index: turns.length,
@@ -255,6 +305,8 @@ export function parseClaudeTurns(text: string): TranscriptTurn[] {
       } else if (cur && !cur.ended && INTERRUPT.test(contentText(rec(r, "message")?.content))) {
         cur.turn.status = "interrupted";
         cur.ended = true;
+        queued = 0;
+        dequeued = 0;
       }
       continue;
     }
@@ -262,17 +314,14 @@ export function parseClaudeTurns(text: string): TranscriptTurn[] {
     if (r.type === "assistant") {
       const msg = rec(r, "message");
       const said = contentText(msg?.content);
-      if (r.isApiErrorMessage === true) cur.apiError = said || str(r, "error") || "API error";
-      else if (str(msg, "model") !== "<synthetic>" && said !== "") cur.texts.push(said);
-    } else if (r.type === "system" && r.subtype === "turn_duration") {
-      cur.ended = true;
-      if (cur.apiError !== null) {
-        cur.turn.status = "error";
-        cur.turn.error = cur.apiError;
-      } else {
-        cur.turn.status = "done";
-        cur.turn.answer = cur.texts.join("\n\n");
+      if (r.isApiErrorMessage === true) {
+        cur.apiError = said || str(r, "error") || "API error";
+        finish(cur);
+      } else if (str(msg, "model") !== "<synthetic>" && said !== "") {
+        cur.texts.push(said);
       }
+    } else if (r.type === "system" && r.subtype === "turn_duration") {
+      finish(cur);
     }
   }
   return turns;

@@ -100,10 +100,56 @@ Deno.test("answerClaudeStartupDialog() trusts only when asked, always confirms t
   assertEquals(answerClaudeStartupDialog(trust, true), [{ key: "Enter" }]);
   assertEquals(answerClaudeStartupDialog(trust, false), null);
   const moved = trust.replace("❯ 1. Yes", "  1. Yes").replace("  2. No, exit", "❯ 2. No, exit");
-  assertEquals(answerClaudeStartupDialog(moved, true), [{ key: "Up" }, { pauseMs: 150 }, { key: "Enter" }]);
+  // Only the move: Enter follows once the screen shows the marker on "Yes, I trust this folder".
+  assertEquals(answerClaudeStartupDialog(moved, true), [{ key: "Up" }, { pauseMs: 250 }]);
   const theme = " Choose the text style that looks best with your terminal\n ❯ 1. Dark mode ✔\n   2. Light mode";
   assertEquals(answerClaudeStartupDialog(theme, false), [{ key: "Enter" }]);
   for (const name of ["claude-03-idle", "claude-13-mcp-permission", "claude-01-first-launch", "claude-10-busy"]) {
+    assertEquals(answerClaudeStartupDialog(screen(name), true), null, name);
+  }
+});
+
+/** The real Claude Code 2.1.328 screens (captured by running it against the fake Anthropic server, 200x50). */
+const REAL: Record<string, string> = {
+  "real-2.1.328-01-trust-dialog": "blocked:trust_required", // un-numbered, "❯ No, exit" first
+  "real-2.1.328-02-trust-yes-selected": "blocked:trust_required",
+  "real-2.1.328-03-idle-auto-mode": "ready", // "⏵⏵ auto mode on (shift+tab to cycle) · ← for agents"
+  "real-2.1.328-04-busy": "busy",
+  "real-2.1.328-05-busy-queued-steer": "busy", // "Queued · ctrl+x ctrl+s to send now"
+  "real-2.1.328-06-after-turn": "ready", // with the tmux focus-events notice above the composer
+  "real-2.1.328-07-api-error": "ready",
+  "real-2.1.328-08-toolcall-busy": "busy",
+  "real-2.1.328-09-offline": "blocked:service_unreachable", // fresh HOME, no network, exits 1
+};
+
+Deno.test("the real Claude Code 2.1.328 screens classify as expected", () => {
+  const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, ""))
+    .filter((n) => n.startsWith("real-2.1.328-")).sort();
+  assertEquals(names, Object.keys(REAL).sort());
+  for (const name of names) assertEquals(short(classifyClaudeScreen(screen(name))), REAL[name], name);
+  assertEquals(classifyClaudeScreen(screen("real-2.1.328-09-offline")), {
+    kind: "blocked",
+    reason: "service_unreachable",
+    detail: "Unable to connect to Anthropic services / Failed to connect to api.anthropic.com: ENOTFOUND",
+  });
+  // Exited (the shell or the lab marker under it) still says why.
+  assertEquals(
+    short(classifyClaudeScreen(`${screen("real-2.1.328-09-offline")}\nEXITED rc=1`)),
+    "blocked:service_unreachable",
+  );
+  assert(!claudeComposerHolds(screen("real-2.1.328-05-busy-queued-steer"), "steer text here"));
+});
+
+Deno.test("answerClaudeStartupDialog() selects the 2.1.328 trust option by its label, then confirms", () => {
+  const trust = screen("real-2.1.328-01-trust-dialog");
+  // "❯ No, exit" is selected and Enter alone would exit: move down first, no Enter yet.
+  assertEquals(answerClaudeStartupDialog(trust, true), [{ key: "Down" }, { pauseMs: 250 }]);
+  assertEquals(answerClaudeStartupDialog(trust, false), null);
+  assertEquals(answerClaudeStartupDialog(screen("real-2.1.328-02-trust-yes-selected"), true), [{ key: "Enter" }]);
+  // A longer list, Yes last: as many moves as options in between.
+  const three = trust.replace("   Yes, I trust this folder", "   Maybe later\n   Yes, I trust this folder");
+  assertEquals(answerClaudeStartupDialog(three, true), [{ key: "Down" }, { key: "Down" }, { pauseMs: 250 }]);
+  for (const name of Object.keys(REAL).filter((n) => !n.includes("trust"))) {
     assertEquals(answerClaudeStartupDialog(screen(name), true), null, name);
   }
 });
@@ -246,6 +292,83 @@ Deno.test("parseClaudeTurns() ends a turn at an interrupt marker and skips synth
     ["p1", "go", "interrupted", null],
     ["p2", "again", "done", "ok"],
   ]);
+});
+
+Deno.test("parseClaudeTurns() reads a real 2.1.328 transcript: tool call, queued steer, API errors", () => {
+  const text = Deno.readTextFileSync(new URL("samples/real-2.1.328-transcript.jsonl", dir));
+  const turns = parseClaudeTurns(text);
+  assertEquals(turns.map((t) => [t.index, t.prompt, t.status, t.answer, t.error]), [
+    [0, "TOOLCALL go", "done", "Calling a tool.\n\nMOCK_AFTER_TOOL done.", null],
+    // "steer text here" was submitted during the SLOW turn: queued (enqueue/dequeue), then recorded
+    // as a prompt of its own after the turn's turn_duration. It continues the SLOW turn.
+    [1, "SLOW second", "done", "MOCK_REPLY SLOW second\n\nMOCK_REPLY steer text here", null],
+    // 2.1.328 writes no turn_duration after an API error: the isApiErrorMessage record ends the turn.
+    [2, "ERR400 now", "error", null, "API Error: 400 Mock 400 error"],
+    [3, "plain after", "error", null, "API Error: 400 Mock 400 error"],
+  ]);
+  assertEquals(turns[1]!.turnId, "f388d17b-00c2-415a-ba50-304ca1742a8f");
+  // Every prefix of the file (a live read): never more turns, and a turn is never done early.
+  const lines = text.split("\n");
+  for (let n = 0; n <= lines.length; n++) {
+    const part = parseClaudeTurns(lines.slice(0, n).join("\n"));
+    assert(part.length <= turns.length, `prefix ${n}`);
+    for (const t of part) if (t.status !== "running") assertEquals(t, turns[t.index], `prefix ${n}`);
+  }
+});
+
+Deno.test("parseClaudeTurns() keeps a steer folded into a running tool turn in that turn", () => {
+  const text = Deno.readTextFileSync(new URL("samples/real-2.1.328-transcript-midturn-steer.jsonl", dir));
+  // enqueue, then remove + a queued_command attachment next to the tool result: one turn.
+  assertEquals(parseClaudeTurns(text).map((t) => [t.prompt, t.status, t.answer]), [
+    ["SLOW TOOLCALL go", "done", "Calling a tool.\n\nMOCK_AFTER_TOOL done."],
+  ]);
+});
+
+Deno.test("parseClaudeTurns() ends a queued turn on interrupt and does not hold a turn for a removed prompt", () => {
+  const user = (id: string, text: string) => ({
+    type: "user",
+    promptId: id,
+    origin: { kind: "human" },
+    message: { role: "user", content: text },
+  });
+  const said = (text: string) => ({ type: "assistant", message: { model: "m", content: [{ type: "text", text }] } });
+  const q = (operation: string) => ({ type: "queue-operation", operation, content: "later" });
+  const td = { type: "system", subtype: "turn_duration", durationMs: 5 };
+  const jsonl = (rs: unknown[]) => rs.map((r) => JSON.stringify(r)).join("\n");
+  const shape = (rs: unknown[]) => parseClaudeTurns(jsonl(rs)).map((t) => [t.prompt, t.status]);
+  // Enqueued, not yet taken: the turn is not over at its turn_duration.
+  assertEquals(shape([user("p1", "go"), q("enqueue"), said("a"), td]), [["go", "running"]]);
+  // Taken back (remove) before the end: the turn ends normally.
+  assertEquals(shape([user("p1", "go"), q("enqueue"), q("remove"), said("a"), td]), [["go", "done"]]);
+  // An interrupt ends it whatever is queued; the next prompt is a new turn.
+  assertEquals(
+    shape([
+      user("p1", "go"),
+      q("enqueue"),
+      { type: "user", message: { content: "[Request interrupted by user]" } },
+      user("p2", "next"),
+      said("b"),
+      td,
+    ]),
+    [["go", "interrupted"], ["next", "done"]],
+  );
+  // A queued prompt after an API error continues the errored turn; its answer decides.
+  assertEquals(
+    shape([
+      user("p1", "go"),
+      q("enqueue"),
+      q("dequeue"),
+      {
+        type: "assistant",
+        isApiErrorMessage: true,
+        message: { model: "<synthetic>", content: [{ type: "text", text: "API Error: 500" }] },
+      },
+      user("p2", "later"),
+      said("ok"),
+      td,
+    ]),
+    [["go", "done"]],
+  );
 });
 
 Deno.test("claude alias catalog lists the built-in aliases with the fixed efforts", async () => {

@@ -9,7 +9,7 @@ import {
   lineAt,
   prevNonEmpty,
   screenLines,
-  selectOption,
+  selectByLabel,
 } from "./_screen.ts";
 import type {
   BinarySpec,
@@ -95,6 +95,19 @@ function busyAbove(lines: string[], composer: number): boolean {
   return false;
 }
 
+/**
+ * 0.169.0 draws a provisional composer for about half a second before its session is configured
+ * (header `loading`, then the path; footer a bare `? for shortcuts`, no status line) and only then
+ * shows the trust dialog over it. The configured composer always has the status line
+ * (`<model> <effort> · <cwd>`) or the `← for agents · ? for shortcuts` footer under it: with nothing
+ * containing ` · ` below the composer, input is not accepted yet.
+ */
+function provisional(lines: string[], composer: number, top: number): boolean {
+  const below = lines.slice(composer + 1, top + 1).filter((l) => l.trim() !== "");
+  return below.length > 0 && below.every((l) => !l.includes(" · ")) &&
+    below.some((l) => /^\s*\? for shortcuts\s*$/.test(l));
+}
+
 /** The exit block at the bottom, if it is there, with its `codex resume <id>` command (null when absent). */
 function exitBlock(lines: string[], top: number): { detail: string | null } | null {
   let detail: string | null = null;
@@ -129,7 +142,8 @@ export function classifyCodexScreen(screen: string): ScreenState {
     if (DIALOG_FOOTER.test(l)) dialogFooter = true;
     if (!COMPOSER.test(l)) continue;
     if (dialogFooter || liveComposer(lines, top) !== i) return blocked("unknown_dialog", lineAt(lines, top).trim());
-    return busyAbove(lines, i) ? { kind: "busy" } : { kind: "ready" };
+    if (busyAbove(lines, i)) return { kind: "busy" };
+    return provisional(lines, i, top) ? { kind: "starting" } : { kind: "ready" };
   }
   if (dialogFooter) return blocked("unknown_dialog", lineAt(lines, top).trim());
   return lines.slice(Math.max(0, top - 5), top + 1).some((l) => /esc to interrupt/.test(l))
@@ -137,21 +151,26 @@ export function classifyCodexScreen(screen: string): ScreenState {
     : { kind: "starting" };
 }
 
-/** Keys for the start-up dialogs aiterm may answer, only with trustProject: folder trust and hooks review. */
+/**
+ * Keys for the start-up dialogs aiterm may answer, only with trustProject: folder trust ("Trust and
+ * continue") and hooks review ("Trust all and continue"). The option is found by its label, never by
+ * its number or position; the answer moves the selection onto it and returns, and Enter follows only
+ * once the screen shows the `›` marker on it. 0.169.0 shows the trust dialog only inside a git repository.
+ */
 export function answerCodexStartupDialog(screen: string, trustProject: boolean): KeyStep[] | null {
   if (!trustProject) return null;
   const state = classifyCodexScreen(screen);
   if (state.kind !== "blocked") return null;
   const wanted = state.reason === "trust_required"
-    ? /(\d+)\.\s+Trust and continue/
+    ? /^\s*(?:›\s*)?(?:\d+\.\s+)?Trust and continue\b/
     : state.reason === "hooks_review_required"
-    ? /(\d+)\.\s+Trust all and continue/
+    ? /^\s*(?:›\s*)?(?:\d+\.\s+)?Trust all and continue\b/
     : null;
   if (!wanted) return null;
   const lines = screenLines(screen);
   const at = lines.findLastIndex((l) => wanted.test(l));
   if (at < 0) return null;
-  return selectOption(lines, at - 6, lines.length - 1, "›", Number(lineAt(lines, at).match(wanted)?.[1]));
+  return selectByLabel(lines, at - 6, at + 6, "›", wanted);
 }
 
 /** The text in the live composer (first line after `› ` plus its continuation lines), or null. */

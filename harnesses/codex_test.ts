@@ -73,11 +73,8 @@ Deno.test("classifyCodexScreen() lets only the bottom decide, never old text in 
 Deno.test("answerCodexStartupDialog() answers trust and hooks review only with trustProject", () => {
   assertEquals(answerCodexStartupDialog(screen("codex-03-trust-dialog"), true), [{ key: "Enter" }]);
   assertEquals(answerCodexStartupDialog(screen("codex-03-trust-dialog"), false), null);
-  assertEquals(answerCodexStartupDialog(screen("codex-04-after-trust"), true), [
-    { key: "Down" },
-    { pauseMs: 150 },
-    { key: "Enter" },
-  ]);
+  // Only the move: Enter follows once the screen shows the marker on "Trust all and continue".
+  assertEquals(answerCodexStartupDialog(screen("codex-04-after-trust"), true), [{ key: "Down" }, { pauseMs: 250 }]);
   assertEquals(answerCodexStartupDialog(screen("codex-04-after-trust"), false), null);
   const onTwo = screen("codex-04-after-trust").replace("› 1. Review", "  1. Review").replace(
     "  2. Trust all",
@@ -85,6 +82,38 @@ Deno.test("answerCodexStartupDialog() answers trust and hooks review only with t
   );
   assertEquals(answerCodexStartupDialog(onTwo, true), [{ key: "Enter" }]);
   for (const name of ["codex-01-first-launch", "codex-05-idle", "codex-15-mcp-after-reconnect", "codex-06-warning"]) {
+    assertEquals(answerCodexStartupDialog(screen(name), true), null, name);
+  }
+});
+
+/** The real Codex CLI 0.169.0 screens (captured by running it against the fake OpenAI server, 200x50). */
+const REAL: Record<string, string> = {
+  // Drawn for ~0.5 s before the session is configured and the trust dialog appears: not ready yet.
+  "real-0.169.0-00a-provisional-loading": "starting",
+  "real-0.169.0-00b-provisional-before-trust": "starting",
+  "real-0.169.0-01-trust-dialog": "blocked:trust_required", // only inside a git repository
+  "real-0.169.0-02-idle": "ready", // with "⚠ 1 warning · f2 to view" in the footer
+  "real-0.169.0-03-busy": "busy",
+  "real-0.169.0-04-after-steer": "ready", // the steer joined the SLOW turn: one "Worked for"
+  "real-0.169.0-05-api-error": "ready", // "■ {raw error body}", no "Worked for"
+  "real-0.169.0-06-toolcall-done": "ready",
+};
+
+Deno.test("the real Codex CLI 0.169.0 screens classify and the trust dialog is answered by its label", () => {
+  const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, ""))
+    .filter((n) => n.startsWith("real-0.169.0-")).sort();
+  assertEquals(names, Object.keys(REAL).sort());
+  for (const name of names) assertEquals(short(classifyCodexScreen(screen(name))), REAL[name], name);
+  const trust = screen("real-0.169.0-01-trust-dialog");
+  assertEquals(answerCodexStartupDialog(trust, true), [{ key: "Enter" }]);
+  assertEquals(answerCodexStartupDialog(trust, false), null);
+  // The order does not matter: the label decides.
+  const reordered = trust.replace("› 1. Trust and continue", "› 1. Back to Agent Command Center")
+    .replace("  2. Back to Agent Command Center", "  2. Trust and continue");
+  assertEquals(answerCodexStartupDialog(reordered, true), [{ key: "Down" }, { pauseMs: 250 }]);
+  const onIt = reordered.replace("› 1. Back", "  1. Back").replace("  2. Trust and", "› 2. Trust and");
+  assertEquals(answerCodexStartupDialog(onIt, true), [{ key: "Enter" }]);
+  for (const name of names.filter((n) => !n.includes("trust"))) {
     assertEquals(answerCodexStartupDialog(screen(name), true), null, name);
   }
 });
@@ -203,6 +232,28 @@ Deno.test("parseCodexTurns() reads the 0.171 reference rollout", () => {
   const cut = text.slice(0, text.indexOf('"type":"task_complete","root_turn_id":"01a236fc-bd61') + 30);
   const torn = parseCodexTurns(cut);
   assertEquals(torn.map((t) => t.status), ["done", "running"]);
+});
+
+Deno.test("parseCodexTurns() reads a real 0.169.0 rollout: a steered turn, an API error, a tool call", () => {
+  const text = Deno.readTextFileSync(new URL("samples/real-0.169.0-rollout.jsonl", dir));
+  const turns = parseCodexTurns(text);
+  assertEquals(turns.map((t) => [t.index, t.prompt, t.status, t.answer]), [
+    [0, "SLOW first", "done", "MOCK_REPLY steer text here"], // the steer joined the running turn
+    [1, "ERR400 now", "error", null],
+    [2, "TOOLCALL go", "done", "MOCK_AFTER_TOOL done."],
+  ]);
+  assertEquals(turns[0]!.turnId, "01a23792-b25d-7573-b056-9bbd5ecf901a");
+  assertEquals(
+    turns[1]!.error,
+    '{"error":{"message":"Mock 400 error","type":"invalid_request_error","param":null,"code":"mock_error"}}',
+  );
+  // Every prefix of the file (a live read): never more turns, and a turn is never done early.
+  const lines = text.split("\n");
+  for (let n = 0; n <= lines.length; n++) {
+    const part = parseCodexTurns(lines.slice(0, n).join("\n"));
+    assert(part.length <= turns.length, `prefix ${n}`);
+    for (const t of part) if (t.status !== "running") assertEquals(t, turns[t.index], `prefix ${n}`);
+  }
 });
 
 Deno.test("parseCodexTurns() accepts the older user_message / agent_message layout", () => {
