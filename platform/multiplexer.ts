@@ -36,6 +36,8 @@ export interface NewSessionSpec {
   height: number;
   /** A shell command line (POSIX sh) that receives the pane's output on stdin from the first byte. */
   outputSink: string;
+  /** Keep the pane (dead, with its last screen) after the program exits, until the session is killed. */
+  keepOnExit?: boolean;
 }
 
 /** How text reaches the pane. */

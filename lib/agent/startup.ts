@@ -37,7 +37,8 @@ export async function startupGate(
   let lastScreen = "";
   while (Date.now() < deadline) {
     const pane = await terminal.mux.paneInfo(id);
-    const screen = pane && !pane.paneDead ? await terminal.mux.capture(id).catch(() => "") : lastScreen;
+    // A dead pane is kept with its final screen (remain-on-exit), so the reason it exited is readable.
+    const screen = pane ? await terminal.mux.capture(id).catch(() => lastScreen) : lastScreen;
     lastScreen = screen;
     const state = adapter.classifyScreen(screen);
     if (!pane || pane.paneDead) {

@@ -285,6 +285,8 @@ export class Terminal {
         width: 200,
         height: 50,
         outputSink: outputSinkCommand(this.#layout.sessionLogDir(id), meta.segment_bytes),
+        // An agent CLI that exits leaves its last screen (why it exited) readable until pty_close.
+        keepOnExit: true,
       });
     } catch (err) {
       await Deno.remove(this.#layout.sessionDir(id), { recursive: true }).catch(() => {});

@@ -1,0 +1,221 @@
+/**
+ * The single-writer lock of the runtime-error aggregate, shared by every aiterm process.
+ *
+ * `<dir>/lock` is a directory that holds exactly one file, `owner.<token>.json` = {pid, identity,
+ * token}. A writer builds `lock.<token>.tmp/owner.<token>.json` completely, then renames that
+ * directory to `lock`. rename(2) of a directory succeeds only when the target does not exist or is
+ * an empty directory, so the lock appears atomically with its owner record already inside (the
+ * directory form of the hard-link pattern in lib/state/atomic.ts). The owner releases it by
+ * unlinking `lock/owner.<token>.json` and then removing the empty directory; an empty `lock`
+ * directory means "free".
+ *
+ * A dead owner (pid gone, or the pid now belongs to another start identity) is cleaned by unlinking
+ * `lock/owner.<dead token>.json` — by its name, which carries the token read before. That unlink can
+ * only ever remove that one owner's record: if another process cleaned it first and a third process
+ * has since taken the lock, the third's record has a different name and the unlink fails with
+ * NotFound. There is no "check, then delete whatever is at the path" window, so no ABA race.
+ */
+import { join } from "node:path";
+import { processStartIdentity, sameProcessAlive } from "../../platform/process.ts";
+
+const encoder = new TextEncoder();
+const OWNER_RE = /^owner\.([0-9a-f]{32})\.json$/;
+const LOCK_TMP_RE = /^lock\.[0-9a-f]{32}\.tmp$/;
+
+/** What is written into the owner file. */
+export interface LockOwner {
+  pid: number;
+  identity: string | null;
+  token: string;
+}
+
+/** A held lock. */
+export interface LockHandle {
+  readonly token: string;
+  /** True while `lock/owner.<token>.json` is still ours. */
+  held(): Promise<boolean>;
+  /** Gives the lock up; never throws. */
+  release(): Promise<void>;
+}
+
+/** What a look at `<dir>/lock` found. */
+export type LockState =
+  | { kind: "absent" }
+  | { kind: "free" }
+  | { kind: "held"; owner: LockOwner; alive: boolean }
+  | { kind: "unusable" };
+
+let myIdentity: string | null | undefined;
+function identity(): string | null {
+  if (myIdentity === undefined) myIdentity = processStartIdentity(Deno.pid);
+  return myIdentity;
+}
+
+function newToken(): string {
+  return crypto.randomUUID().replaceAll("-", "");
+}
+
+/** The lock directory inside the store directory. */
+export function lockPath(dir: string): string {
+  return join(dir, "lock");
+}
+
+function parseOwner(text: string, token: string): LockOwner | null {
+  try {
+    const v = JSON.parse(text) as Partial<LockOwner>;
+    if (typeof v.pid !== "number" || !Number.isSafeInteger(v.pid) || v.token !== token) return null;
+    if (v.identity !== null && typeof v.identity !== "string") return null;
+    return { pid: v.pid, identity: v.identity, token };
+  } catch {
+    return null;
+  }
+}
+
+/** Looks at the lock without changing it. */
+export async function inspectLock(dir: string): Promise<LockState> {
+  const path = lockPath(dir);
+  let names: string[];
+  try {
+    const st = await Deno.lstat(path);
+    if (!st.isDirectory || st.isSymlink) return { kind: "unusable" };
+    names = [];
+    for await (const e of Deno.readDir(path)) names.push(e.name);
+  } catch (err) {
+    return err instanceof Deno.errors.NotFound ? { kind: "absent" } : { kind: "unusable" };
+  }
+  if (names.length === 0) return { kind: "free" };
+  const name = names[0];
+  const match = names.length === 1 && name !== undefined ? OWNER_RE.exec(name) : null;
+  const token = match?.[1];
+  if (name === undefined || token === undefined) return { kind: "unusable" };
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(path, name));
+  } catch (err) {
+    // Released (or cleaned) between the listing and the read: look again.
+    return err instanceof Deno.errors.NotFound ? { kind: "absent" } : { kind: "unusable" };
+  }
+  const owner = parseOwner(text, token);
+  // The record is complete before the directory is renamed into place, so an unparsable one can
+  // only come from a crash of the whole machine: its writer is gone.
+  if (!owner) return { kind: "held", owner: { pid: 0, identity: null, token }, alive: false };
+  return { kind: "held", owner, alive: sameProcessAlive(owner.pid, owner.identity) };
+}
+
+/**
+ * Removes the record of the owner whose token is `deadToken`, and only that one (see the module
+ * comment). Returns true when this call removed it. Callers must have seen that owner dead.
+ */
+export async function removeDeadOwner(dir: string, deadToken: string): Promise<boolean> {
+  if (!/^[0-9a-f]{32}$/.test(deadToken)) return false;
+  try {
+    await Deno.remove(join(lockPath(dir), `owner.${deadToken}.json`));
+  } catch {
+    return false;
+  }
+  await Deno.remove(lockPath(dir)).catch(() => {}); // only succeeds while it is empty
+  return true;
+}
+
+async function buildCandidate(dir: string, owner: LockOwner): Promise<string> {
+  const tmp = join(dir, `lock.${owner.token}.tmp`);
+  await Deno.mkdir(tmp, { mode: 0o700 });
+  const file = await Deno.open(join(tmp, `owner.${owner.token}.json`), { write: true, createNew: true, mode: 0o600 });
+  try {
+    const bytes = encoder.encode(JSON.stringify(owner) + "\n");
+    let off = 0;
+    while (off < bytes.length) off += await file.write(bytes.subarray(off));
+  } finally {
+    file.close();
+  }
+  return tmp;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Options for {@link acquireLock}. */
+export interface AcquireOptions {
+  /** Give up after this long (the caller drops its write). */
+  timeoutMs: number;
+}
+
+/**
+ * Takes the lock, cleaning a dead owner's lock on the way. Null when a live owner kept it past
+ * the timeout or the lock cannot be used at all. Never throws.
+ */
+export async function acquireLock(dir: string, options: AcquireOptions): Promise<LockHandle | null> {
+  const owner: LockOwner = { pid: Deno.pid, identity: identity(), token: newToken() };
+  const path = lockPath(dir);
+  const deadline = Date.now() + options.timeoutMs;
+  let tmp: string | null = null;
+  let delay = 1;
+  try {
+    for (;;) {
+      if (tmp === null) tmp = await buildCandidate(dir, owner);
+      try {
+        await Deno.rename(tmp, path);
+        tmp = null;
+        return handleFor(dir, owner.token);
+      } catch (err) {
+        // Our candidate vanished (a cleaner removed an old-looking temp directory): build it again.
+        if (err instanceof Deno.errors.NotFound) {
+          await Deno.remove(tmp, { recursive: true }).catch(() => {});
+          tmp = null;
+        }
+      }
+      const state = await inspectLock(dir);
+      let progressed = false;
+      if (state.kind === "free") {
+        // Windows cannot rename onto an empty directory; rmdir only succeeds while it is still empty.
+        progressed = await Deno.remove(path).then(() => true, () => false);
+      } else if (state.kind === "held" && !state.alive) {
+        progressed = await removeDeadOwner(dir, state.owner.token);
+      } else if (state.kind === "absent") {
+        progressed = true;
+      }
+      if (Date.now() >= deadline) return null;
+      if (!progressed) {
+        await sleep(delay + Math.random() * delay);
+        delay = Math.min(delay * 2, 25);
+      }
+    }
+  } catch {
+    return null;
+  } finally {
+    if (tmp !== null) await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+function handleFor(dir: string, token: string): LockHandle {
+  const ownerFile = join(lockPath(dir), `owner.${token}.json`);
+  return {
+    token,
+    held: () => Deno.lstat(ownerFile).then(() => true, () => false),
+    release: async () => {
+      await Deno.remove(ownerFile).catch(() => {});
+      await Deno.remove(lockPath(dir)).catch(() => {});
+    },
+  };
+}
+
+/**
+ * Removes lock candidates (`lock.<token>.tmp`) that writers killed before their rename left
+ * behind, once older than `minAgeMs`. A live writer whose candidate is removed builds a new one.
+ */
+export async function removeOldCandidates(dir: string, minAgeMs: number): Promise<void> {
+  const now = Date.now();
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!LOCK_TMP_RE.test(e.name)) continue;
+      const p = join(dir, e.name);
+      const st = await Deno.lstat(p).catch(() => null);
+      if (!st?.isDirectory || st.isSymlink) continue;
+      if (now - (st.mtime?.getTime() ?? 0) < minAgeMs) continue;
+      await Deno.remove(p, { recursive: true }).catch(() => {});
+    }
+  } catch {
+    // best effort
+  }
+}
