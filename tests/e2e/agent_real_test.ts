@@ -254,3 +254,44 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: `real codex-cli: agent_models lists the live catalog and agent_launch refuses an unknown model${
+    why(clis.codex)
+  }`,
+  ignore: !hasTmux || !clis.codex,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using t = await makeTestEnv();
+    const proj = await gitProject(t);
+    const api = await startFakeOpenAI();
+    const home = await vendorHome("codex", { apiUrl: api.url, cwd: proj, trusted: true });
+    try {
+      await using c = await connect(serverEnv(t, home.env, { CODEX_BIN: clis.codex! }));
+      const cat = await c.ok<
+        { source: string; models: { id: string; efforts: string[] }[]; default_model: string | null }
+      >(
+        "agent_models",
+        { harness: "codex-cli" },
+      );
+      assert(cat.models.length > 0, "empty catalog");
+      assert(cat.default_model === null || cat.models.some((m) => m.id === cat.default_model), "default not listed");
+      const before = (await c.ok<{ sessions: unknown[] }>("pty_list")).sessions.length;
+      const e = await c.err("agent_launch", { harness: "codex-cli", cwd: proj, model: "no-such-model-xyz" });
+      assertEquals(e.code, "MODEL_UNKNOWN");
+      assertStringIncludes(e.text, cat.models[0]!.id);
+      const bad = await c.err("agent_launch", {
+        harness: "codex-cli",
+        cwd: proj,
+        model: cat.models[0]!.id,
+        reasoning_effort: "galaxy-brain",
+      });
+      assertEquals(bad.code, "EFFORT_UNSUPPORTED");
+      assertEquals((await c.ok<{ sessions: unknown[] }>("pty_list")).sessions.length, before);
+    } finally {
+      await home.cleanup();
+      await api.close();
+    }
+  },
+});
