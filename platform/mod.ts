@@ -1,6 +1,14 @@
 /** The platform layer's way in: multiplexer selection, process facts, shell dialects, OS paths. */
 export type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
-export { createTmux, parseSessionList, parseTmuxVersion, TMUX_MIN_VERSION, tmuxInstallHint } from "./tmux.ts";
+export {
+  createTmux,
+  newSessionArgs,
+  parseSessionList,
+  parseTmuxVersion,
+  TMUX_FEATURES,
+  TMUX_MIN_VERSION,
+  tmuxInstallHint,
+} from "./tmux.ts";
 export {
   foregroundProcess,
   processAlive,

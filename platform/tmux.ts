@@ -7,7 +7,7 @@ import { AppError } from "../lib/errors.ts";
 import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
 
 /** The oldest tmux this backend supports. */
-export const TMUX_MIN_VERSION = "3.2";
+export const TMUX_MIN_VERSION = "2.6";
 
 const decoder = new TextDecoder();
 
@@ -45,6 +45,46 @@ export function parseTmuxVersion(text: string): { raw: string; major: number; mi
 function versionAtLeast(v: { major: number; minor: number }, min: string): boolean {
   const [maj, min2] = min.split(".").map(Number) as [number, number];
   return v.major > maj || (v.major === maj && v.minor >= min2);
+}
+
+/** Which tmux first has each feature aiterm uses beyond the minimum (named in errors and argv choices). */
+export const TMUX_FEATURES = {
+  /** `new-session -e NAME=value` (per-session environment at creation). */
+  newSessionEnv: "3.2",
+} as const;
+
+/**
+ * The one tmux command list that creates a session: new-session, options, and the output pipe, in one
+ * invocation so the pipe is attached before tmux reads the pane's first byte. On tmux older than
+ * {@link TMUX_FEATURES.newSessionEnv} the environment is injected into the child with `env K=V …` and
+ * registered on the session with set-environment afterwards.
+ */
+export function newSessionArgs(spec: NewSessionSpec, version: { major: number; minor: number }): string[] {
+  const target = exactTarget(spec.name);
+  const envEntries = Object.entries(spec.env);
+  const hasEnvFlag = versionAtLeast(version, TMUX_FEATURES.newSessionEnv);
+  const argv = hasEnvFlag || envEntries.length === 0
+    ? spec.argv
+    : ["env", ...envEntries.map(([k, v]) => `${k}=${v}`), ...spec.argv];
+  const args = [
+    "new-session",
+    "-d",
+    "-s",
+    spec.name,
+    "-x",
+    String(spec.width),
+    "-y",
+    String(spec.height),
+    "-c",
+    spec.cwd,
+  ];
+  if (hasEnvFlag) { for (const [k, v] of envEntries) args.push("-e", `${k}=${v}`); }
+  args.push("--", ...argv);
+  args.push(";", "set-option", "-t", target, "history-limit", "50000");
+  if (spec.keepOnExit) args.push(";", "set-option", "-w", "-t", target, "remain-on-exit", "on");
+  if (!hasEnvFlag) { for (const [k, v] of envEntries) args.push(";", "set-environment", "-t", target, k, v); }
+  args.push(";", "pipe-pane", "-t", target, spec.outputSink);
+  return args;
 }
 
 /** Exact-match session target: `=name:` never falls back to tmux's prefix matching. */
@@ -174,35 +214,9 @@ class Tmux implements Multiplexer {
   }
 
   async newSession(spec: NewSessionSpec): Promise<void> {
-    await this.ensureAvailable();
-    const envArgs = Object.entries(spec.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    // One invocation: the output pipe is attached before tmux reads the pane's first byte.
-    await this.#run([
-      "new-session",
-      "-d",
-      "-s",
-      spec.name,
-      "-x",
-      String(spec.width),
-      "-y",
-      String(spec.height),
-      "-c",
-      spec.cwd,
-      ...envArgs,
-      "--",
-      ...spec.argv,
-      ";",
-      "set-option",
-      "-t",
-      exactTarget(spec.name),
-      "history-limit",
-      "50000",
-      ";",
-      "pipe-pane",
-      "-t",
-      exactTarget(spec.name),
-      spec.outputSink,
-    ]);
+    const { version } = await this.ensureAvailable();
+    const parsed = parseTmuxVersion(version) ?? { major: 0, minor: 0 };
+    await this.#run(newSessionArgs(spec, parsed));
   }
 
   async hasSession(name: string): Promise<boolean> {

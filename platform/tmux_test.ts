@@ -1,5 +1,5 @@
-import { assertEquals } from "../tests/helpers/assert.ts";
-import { exactTarget, parseSessionList, parseTmuxVersion } from "./tmux.ts";
+import { assert, assertEquals, assertStringIncludes } from "../tests/helpers/assert.ts";
+import { exactTarget, newSessionArgs, parseSessionList, parseTmuxVersion } from "./tmux.ts";
 import { segmentIndex, segmentName } from "./output_sink.ts";
 import { parseProcStat } from "./process.ts";
 
@@ -53,4 +53,71 @@ Deno.test("parseProcStat() handles a comm with spaces and parentheses", () => {
     3,
     "98765",
   ]);
+});
+
+Deno.test("newSessionArgs() uses -e on tmux 3.2+ and injects + registers the environment on older tmux", () => {
+  const spec = {
+    name: "t1",
+    cwd: "/w",
+    argv: ["/bin/bash", "-i"],
+    env: { AITERM_SESSION_ID: "t1", FOO: "a b" },
+    width: 200,
+    height: 50,
+    outputSink: "exec cat > /x",
+  };
+  assertEquals(newSessionArgs(spec, { major: 3, minor: 3 }), [
+    "new-session",
+    "-d",
+    "-s",
+    "t1",
+    "-x",
+    "200",
+    "-y",
+    "50",
+    "-c",
+    "/w",
+    "-e",
+    "AITERM_SESSION_ID=t1",
+    "-e",
+    "FOO=a b",
+    "--",
+    "/bin/bash",
+    "-i",
+    ";",
+    "set-option",
+    "-t",
+    "=t1:",
+    "history-limit",
+    "50000",
+    ";",
+    "pipe-pane",
+    "-t",
+    "=t1:",
+    "exec cat > /x",
+  ]);
+  const old = newSessionArgs({ ...spec, keepOnExit: true }, { major: 3, minor: 1 });
+  assertEquals(old.slice(0, 16), [
+    "new-session",
+    "-d",
+    "-s",
+    "t1",
+    "-x",
+    "200",
+    "-y",
+    "50",
+    "-c",
+    "/w",
+    "--",
+    "env",
+    "AITERM_SESSION_ID=t1",
+    "FOO=a b",
+    "/bin/bash",
+    "-i",
+  ]);
+  assert(!old.includes("-e"), "old tmux has no new-session -e");
+  const rest = old.slice(16).join(" ");
+  assertStringIncludes(rest, "set-option -w -t =t1: remain-on-exit on");
+  assertStringIncludes(rest, "set-environment -t =t1: AITERM_SESSION_ID t1 ; set-environment -t =t1: FOO a b");
+  assert(rest.endsWith("pipe-pane -t =t1: exec cat > /x"), "the pipe must be attached in the same command list");
+  assertEquals(newSessionArgs({ ...spec, env: {} }, { major: 2, minor: 6 }).slice(10, 13), ["--", "/bin/bash", "-i"]);
 });

@@ -116,7 +116,7 @@ Deno.test({
   ignore: !knownSystem,
   async fn() {
     const quiet = { progress: () => {} };
-    const old = await fakeSystem("3.1");
+    const old = await fakeSystem("2.5");
     try {
       const r = await checkDependencies({ env: { PATH: old }, install: false, dryRun: false, ...quiet });
       assertEquals([r.status, r.reason_code], ["failed", "tmux_too_old"]);

@@ -153,15 +153,16 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
   let delay = 1;
   try {
     for (;;) {
-      if (tmp === null) tmp = await buildCandidate(dir, owner);
+      const candidate: string = tmp ?? await buildCandidate(dir, owner);
+      tmp = candidate;
       try {
-        await Deno.rename(tmp, path);
+        await Deno.rename(candidate, path);
         tmp = null;
         return handleFor(dir, owner.token);
       } catch (err) {
         // Our candidate vanished (a cleaner removed an old-looking temp directory): build it again.
         if (err instanceof Deno.errors.NotFound) {
-          await Deno.remove(tmp, { recursive: true }).catch(() => {});
+          await Deno.remove(candidate, { recursive: true }).catch(() => {});
           tmp = null;
         }
       }

@@ -246,7 +246,7 @@ Deno.test(
   async () => {
     await using t = await makeTestEnv();
     const old = `${t.root}/old-tmux`;
-    await Deno.writeTextFile(old, "#!/bin/sh\necho 'tmux 3.1c'\n");
+    await Deno.writeTextFile(old, "#!/bin/sh\necho 'tmux 2.5'\n");
     await Deno.chmod(old, 0o755);
     {
       await using c = await connect({ ...t.env, AITERM_TMUX_BIN: `${t.root}/no-such-tmux` });
@@ -260,8 +260,8 @@ Deno.test(
       await using c = await connect({ ...t.env, AITERM_TMUX_BIN: old });
       const e = await c.err("pty_open", { cwd: t.root });
       assertEquals(e.code, "TMUX_TOO_OLD");
-      assertStringIncludes(e.text, "3.1c");
-      assertStringIncludes(e.text, "3.2");
+      assertStringIncludes(e.text, "2.5");
+      assertStringIncludes(e.text, "2.6");
     }
   },
 );

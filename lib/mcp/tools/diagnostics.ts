@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TMUX_MIN_VERSION } from "../../../platform/mod.ts";
 import { getHarnessStatuses } from "../diagnostics_probe.ts";
 import { defineTool } from "../tool.ts";
 
@@ -45,7 +46,7 @@ export const diagnostics = defineTool({
     return {
       version: deps.version,
       overall: supported && stateStatus !== "invalid" ? "ready" as const : "not_ready" as const,
-      multiplexer: { kind: mux.kind, found: version !== null, version, minimum: "3.2", supported },
+      multiplexer: { kind: mux.kind, found: version !== null, version, minimum: TMUX_MIN_VERSION, supported },
       state_root: { status: stateStatus },
       sessions: { count },
       harnesses: getHarnessStatuses(deps.env),

@@ -1,0 +1,141 @@
+/**
+ * The optional, explicitly opted-in hand-off of the aggregate to an external reporter (for example
+ * a factory's collector). The store never does this by itself and has no network code; with
+ * `AITERM_ERROR_REPORTER` unset nothing is attempted and aiterm behaves exactly the same.
+ *
+ * `AITERM_ERROR_REPORTER=command:<absolute path>`: after a recorded occurrence, that program is run
+ * with no arguments and gets `{"schema":"aiterm.runtime-errors.report.v1","entries":[...]}` on
+ * stdin: the same validated entries a snapshot shows (fixed codes and aggregate metadata only).
+ * Its output is discarded and it is killed after a timeout. Whatever it does next is its business.
+ */
+import { isAbsolute } from "node:path";
+import type { RuntimeCode } from "./codes.ts";
+import { type AggregateEntry, RuntimeErrorStore, type RuntimeErrorStoreOptions } from "./store.ts";
+
+/** The environment variable that opts in. */
+export const REPORTER_ENV = "AITERM_ERROR_REPORTER";
+
+/** The `schema` of what a command reporter receives. */
+export const REPORT_SCHEMA = "aiterm.runtime-errors.report.v1";
+
+/** An external reporter. */
+export interface Reporter {
+  report(entries: readonly AggregateEntry[]): Promise<void>;
+}
+
+/** What the environment configures: nothing (the default), a command, or an unusable value. */
+export type ReporterConfig = { kind: "none" } | { kind: "command"; reporter: Reporter } | { kind: "invalid" };
+
+/** Reads {@link REPORTER_ENV}. Unset or empty: none. */
+export function reporterFromEnv(env: Record<string, string | undefined>): ReporterConfig {
+  const value = env[REPORTER_ENV];
+  if (value === undefined || value === "") return { kind: "none" };
+  const prefix = "command:";
+  if (!value.startsWith(prefix)) return { kind: "invalid" };
+  const path = value.slice(prefix.length);
+  if (!isAbsolute(path)) return { kind: "invalid" };
+  return { kind: "command", reporter: new CommandReporter(path) };
+}
+
+const encoder = new TextEncoder();
+
+/** Runs a local program with the entries on stdin. */
+export class CommandReporter implements Reporter {
+  readonly #path: string;
+  readonly #timeoutMs: number;
+
+  constructor(path: string, timeoutMs = 5000) {
+    this.#path = path;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** @throws when the program cannot start, fails or runs out of time. */
+  async report(entries: readonly AggregateEntry[]): Promise<void> {
+    const child = new Deno.Command(this.#path, { stdin: "piped", stdout: "null", stderr: "null" }).spawn();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.#timeoutMs);
+    });
+    try {
+      const writer = child.stdin.getWriter();
+      const feed = writer.write(encoder.encode(JSON.stringify({ schema: REPORT_SCHEMA, entries }) + "\n"))
+        .then(() => writer.close())
+        .catch(() => {});
+      const outcome = await Promise.race([child.status, timedOut]);
+      if (outcome === "timeout") {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+        await child.status;
+        throw new Error("reporter timed out");
+      }
+      await feed;
+      if (!outcome.success) throw new Error("reporter failed");
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * The product's way to record: counts the occurrence in the store, then, only when a reporter is
+ * configured, hands the aggregate to it in the background (coalesced: one delivery at a time, one
+ * more if anything was recorded meanwhile). Never throws; reporter failures are ignored.
+ */
+export class RuntimeErrorRecorder {
+  readonly store: RuntimeErrorStore;
+  readonly #reporter: Reporter | null;
+  #inFlight: Promise<void> | null = null;
+  #again = false;
+
+  constructor(store: RuntimeErrorStore, reporter: Reporter | null = null) {
+    this.store = store;
+    this.#reporter = reporter;
+  }
+
+  /** A recorder for the environment's state root and reporter setting. */
+  static fromEnv(
+    env: Record<string, string | undefined>,
+    options: RuntimeErrorStoreOptions = {},
+  ): RuntimeErrorRecorder {
+    const config = reporterFromEnv(env);
+    return new RuntimeErrorRecorder(
+      RuntimeErrorStore.fromEnv(env, options),
+      config.kind === "command" ? config.reporter : null,
+    );
+  }
+
+  /** Records `code` (see RuntimeErrorStore.record). */
+  async record(code: RuntimeCode): Promise<boolean> {
+    const ok = await this.store.record(code);
+    if (ok && this.#reporter) this.#schedule(this.#reporter);
+    return ok;
+  }
+
+  /** Resolves when no delivery is running (tests, shutdown). */
+  async flush(): Promise<void> {
+    while (this.#inFlight) await this.#inFlight;
+  }
+
+  #schedule(reporter: Reporter): void {
+    if (this.#inFlight) {
+      this.#again = true;
+      return;
+    }
+    this.#inFlight = (async () => {
+      do {
+        this.#again = false;
+        try {
+          const snap = await this.store.snapshot();
+          if (snap.status === "ready") await reporter.report(snap.entries);
+        } catch {
+          // a reporter never affects aiterm
+        }
+      } while (this.#again);
+    })().finally(() => {
+      this.#inFlight = null;
+    });
+  }
+}
