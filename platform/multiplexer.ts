@@ -63,6 +63,8 @@ export interface Multiplexer {
   killSession(name: string): Promise<boolean>;
   /** All sessions on our private server; an empty list when the server is not running. */
   listSessions(): Promise<MuxSession[]>;
+  /** The session-level environment the multiplexer holds for `name` (variables set at creation). */
+  sessionEnvironment(name: string): Promise<Record<string, string>>;
   /** One session's pane facts in a single round trip; null when it does not exist. */
   paneInfo(name: string): Promise<MuxSession | null>;
   /** Sends UTF-8 text as typed, in chunks of at most `chunkBytes`, in order. */

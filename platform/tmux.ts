@@ -240,6 +240,17 @@ class Tmux implements Multiplexer {
     return parseSessionList(out.stdout);
   }
 
+  async sessionEnvironment(name: string): Promise<Record<string, string>> {
+    const out = await this.#run(["show-environment", "-t", exactTarget(name)], { allowFail: true });
+    const env: Record<string, string> = {};
+    if (out.code !== 0) return env;
+    for (const line of out.stdout.split("\n")) {
+      const eq = line.indexOf("=");
+      if (eq > 0 && !line.startsWith("-")) env[line.slice(0, eq)] = line.slice(eq + 1);
+    }
+    return env;
+  }
+
   async paneInfo(name: string): Promise<MuxSession | null> {
     // display-message answers even for a missing target (with empty fields); list-panes fails.
     const out = await this.#run(["list-panes", "-t", exactTarget(name), "-F", LIST_FORMAT], { allowFail: true });

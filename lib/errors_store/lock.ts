@@ -16,7 +16,7 @@
  * NotFound. There is no "check, then delete whatever is at the path" window, so no ABA race.
  */
 import { join } from "node:path";
-import { processStartIdentity, sameProcessAlive } from "../../platform/process.ts";
+import { processAlive, processStartIdentity, sameProcessAlive } from "../../platform/process.ts";
 
 const encoder = new TextEncoder();
 const OWNER_RE = /^owner\.([0-9a-f]{32})\.json$/;
@@ -49,6 +49,22 @@ let myIdentity: string | null | undefined;
 function identity(): string | null {
   if (myIdentity === undefined) myIdentity = processStartIdentity(Deno.pid);
   return myIdentity;
+}
+
+let livenessKnown: boolean | undefined;
+/**
+ * Whether this process can tell live processes from dead ones at all: it must see itself alive.
+ * Without that (no /proc access, no `ps`), every owner counts as alive, so a live lock is never
+ * broken; a dead owner's lock then only costs dropped records until a process that can see cleans it.
+ */
+function canJudgeLiveness(): boolean {
+  if (livenessKnown === undefined) livenessKnown = processAlive(Deno.pid);
+  return livenessKnown;
+}
+
+function ownerAlive(owner: LockOwner): boolean {
+  if (!canJudgeLiveness()) return true;
+  return sameProcessAlive(owner.pid, owner.identity);
 }
 
 function newToken(): string {
@@ -98,8 +114,8 @@ export async function inspectLock(dir: string): Promise<LockState> {
   const owner = parseOwner(text, token);
   // The record is complete before the directory is renamed into place, so an unparsable one can
   // only come from a crash of the whole machine: its writer is gone.
-  if (!owner) return { kind: "held", owner: { pid: 0, identity: null, token }, alive: false };
-  return { kind: "held", owner, alive: sameProcessAlive(owner.pid, owner.identity) };
+  if (!owner) return { kind: "held", owner: { pid: 0, identity: null, token }, alive: !canJudgeLiveness() };
+  return { kind: "held", owner, alive: ownerAlive(owner) };
 }
 
 /**

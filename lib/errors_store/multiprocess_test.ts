@@ -4,8 +4,8 @@ import { inspectLock } from "./lock.ts";
 import { RuntimeErrorStore } from "./store.ts";
 
 const WRITER = new URL("./testdata/writer.ts", import.meta.url).pathname;
-// No --allow-net: a writer that tried any network I/O would fail its records.
-const PERMS = ["--allow-read", "--allow-write", "--allow-run=ps"];
+// Process facts come from /proc, which Deno opens only with all permissions.
+const PERMS = ["--allow-all"];
 
 function writer(args: string[]): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {

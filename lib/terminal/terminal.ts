@@ -268,7 +268,7 @@ export class Terminal {
       shell_path: built.argv[0] ?? "",
       dialect: null,
       cwd: input.cwd,
-      env_names: [],
+      env_names: [...Object.keys(built.env), "AITERM_SESSION_ID"],
       integration: null,
       segment_bytes: positiveInt(this.#env.AITERM_LOG_SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
       keep_segments: positiveInt(this.#env.AITERM_LOG_KEEP_SEGMENTS, DEFAULT_KEEP_SEGMENTS),
@@ -556,6 +556,26 @@ export class Terminal {
     }
     log("info", "session closed", { session_id: id });
     return { session_id: id, outcome: "closed" };
+  }
+
+  /**
+   * Values of the asked keys that aiterm itself registered for each session (env_vars, its own
+   * AITERM_* variables); any other key is null, whatever the multiplexer happens to hold.
+   */
+  async listEnvironment(rows: SessionRow[], keys: string[]): Promise<Record<string, Record<string, string | null>>> {
+    const out: Record<string, Record<string, string | null>> = {};
+    for (const row of rows) {
+      const env: Record<string, string | null> = Object.fromEntries(keys.map((k) => [k, null]));
+      const meta = row.origin === "ai" ? await readMeta(this.#layout.sessionMeta(row.session_id)) : null;
+      const registered = new Set([...(meta?.env_names ?? []), ...(meta ? ["AITERM_SESSION_ID"] : [])]);
+      const wanted = keys.filter((k) => registered.has(k));
+      if (wanted.length && row.state === "running") {
+        const held = await this.#mux.sessionEnvironment(row.session_id);
+        for (const k of wanted) env[k] = held[k] ?? null;
+      }
+      out[row.session_id] = env;
+    }
+    return out;
   }
 
   /** Every session on the private server plus ended sessions whose logs remain. */

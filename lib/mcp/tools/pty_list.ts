@@ -6,7 +6,12 @@ export const ptyList = defineTool({
   title: "List terminals",
   description:
     "List sessions on aiterm's private tmux server, plus ended sessions whose logs are still readable. origin=human marks a session a person created on the same socket.",
-  input: z.object({}).strict(),
+  input: z.object({
+    env_keys: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")).max(32)
+      .optional().describe(
+        "Non-secret variable names to show per session; only variables aiterm itself registered for the session are returned, others are null",
+      ),
+  }).strict(),
   output: z.object({
     observed_at: z.string().describe("ISO time of the listing"),
     sessions: z.array(
@@ -20,11 +25,22 @@ export const ptyList = defineTool({
         height: z.number().int().nullable().describe("Rows"),
         created_at: z.string().nullable().describe("ISO creation time"),
         generation: z.string().nullable().describe("This generation of the id (null for human sessions)"),
+        environment: z.record(z.string(), z.string().nullable()).optional().describe(
+          "Values of the asked env_keys that aiterm registered for this session (null otherwise)",
+        ),
       }).strict(),
     ).describe("One row per session"),
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: async (_input, deps) => ({ observed_at: new Date().toISOString(), sessions: await deps.terminal.list() }),
+  handler: async (input, deps) => {
+    const sessions = await deps.terminal.list();
+    if (!input.env_keys?.length) return { observed_at: new Date().toISOString(), sessions };
+    const env = await deps.terminal.listEnvironment(sessions, input.env_keys);
+    return {
+      observed_at: new Date().toISOString(),
+      sessions: sessions.map((s) => ({ ...s, environment: env[s.session_id] ?? {} })),
+    };
+  },
   text: (out) =>
     out.sessions.length === 0 ? "(no sessions)" : out.sessions.map((s) =>
       [
