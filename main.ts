@@ -10,8 +10,9 @@ import { createServer, StdioServerTransport } from "./lib/mcp/mod.ts";
 import { VERSION } from "./lib/version.ts";
 import { runWait } from "./lib/wait_cli.ts";
 import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
+import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
 
-const USAGE = "usage: aiterm-mcp [serve|wait|setup|hook|version] [--help]";
+const USAGE = "usage: aiterm-mcp [serve|wait|setup|errors|hook|version] [--help]";
 
 const HELP: Record<string, string> = {
   serve: `aiterm-mcp serve
@@ -22,6 +23,7 @@ const HELP: Record<string, string> = {
   Block until an agent turn ends and print a JSON outcome (exit 0 done, 3 timeout, 4 closed, 7 error; 2 bad arguments).
   The same program ships as aiterm-wait.`,
   setup: SETUP_HELP,
+  errors: ERRORS_HELP,
   hook: `aiterm-mcp hook <name>
   Entry point for hooks aiterm installs into AI clients. Not built yet.`,
   version: `aiterm-mcp version
@@ -51,6 +53,7 @@ async function main(args: string[]): Promise<void> {
   if (!(sub in HELP)) fail(`unknown subcommand "${sub}"`);
   if (sub === "wait") Deno.exit(await runWait(rest, Deno.env.toObject()));
   if (sub === "setup") Deno.exit(await runSetup(rest));
+  if (sub === "errors") Deno.exit(await runErrorsCommand(rest, Deno.env.toObject()));
   let parsed;
   try {
     parsed = parseArgs({

@@ -136,13 +136,18 @@ export async function removeDeadOwner(dir: string, deadToken: string): Promise<b
 async function buildCandidate(dir: string, owner: LockOwner): Promise<string> {
   const tmp = join(dir, `lock.${owner.token}.tmp`);
   await Deno.mkdir(tmp, { mode: 0o700 });
-  const file = await Deno.open(join(tmp, `owner.${owner.token}.json`), { write: true, createNew: true, mode: 0o600 });
   try {
-    const bytes = encoder.encode(JSON.stringify(owner) + "\n");
-    let off = 0;
-    while (off < bytes.length) off += await file.write(bytes.subarray(off));
-  } finally {
-    file.close();
+    const file = await Deno.open(join(tmp, `owner.${owner.token}.json`), { write: true, createNew: true, mode: 0o600 });
+    try {
+      const bytes = encoder.encode(JSON.stringify(owner) + "\n");
+      let off = 0;
+      while (off < bytes.length) off += await file.write(bytes.subarray(off));
+    } finally {
+      file.close();
+    }
+  } catch (err) {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    throw err;
   }
   return tmp;
 }

@@ -1,15 +1,15 @@
 /** Several aiterm processes at once, and writers SIGKILLed at random points. */
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { inspectLock } from "./lock.ts";
+import { acquireLock, inspectLock } from "./lock.ts";
 import { RuntimeErrorStore } from "./store.ts";
 
 const WRITER = new URL("./testdata/writer.ts", import.meta.url).pathname;
 // Process facts come from /proc, which Deno opens only with all permissions.
 const PERMS = ["--allow-all"];
 
-function writer(args: string[]): Deno.ChildProcess {
+function writer(args: string[], perms: string[] = PERMS): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMS, WRITER, ...args],
+    args: ["run", "--quiet", ...perms, WRITER, ...args],
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",
@@ -135,6 +135,27 @@ Deno.test({
       assert(performance.now() - started < 2000);
       assertEquals((await store.snapshot()).seq, 2);
       assertEquals(await inspectLock(store.dir), { kind: "absent" });
+    });
+  },
+});
+
+Deno.test({
+  name: "a process that cannot see process facts never breaks a lock (it drops its record instead)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await withRoot(async (root) => {
+      const store = new RuntimeErrorStore(root);
+      Deno.mkdirSync(store.dir, { recursive: true, mode: 0o700 });
+      const mine = await acquireLock(store.dir, { timeoutMs: 1000 });
+      assert(mine);
+      // Without --allow-all Deno refuses /proc, so this writer cannot tell whether we are alive.
+      const blind = writer(["record", root, "AITERM.INTERNAL", "1", "300"], ["--allow-read", "--allow-write"]);
+      const out = await blind.output();
+      assert(out.success);
+      assertEquals(JSON.parse(new TextDecoder().decode(out.stdout)), { ok: 0 });
+      assert(await mine.held(), "our live lock is intact");
+      await mine.release();
+      assertEquals((await store.snapshot()).status, "absent");
     });
   },
 });

@@ -188,7 +188,7 @@ Deno.test("a FIFO where the aggregate should be: snapshot, summary and record re
     assertEquals(await store.record("AITERM.INTERNAL"), false);
     assertEquals(await store.resolve(fingerprintOf("AITERM.INTERNAL")), { ok: false, reason: "UNREADABLE" });
     const elapsed = performance.now() - started;
-    assert(elapsed < 500, `took ${elapsed} ms`);
+    assert(elapsed < 2000, `took ${elapsed} ms`);
     assert(Deno.lstatSync(store.file).isFifo, "the FIFO is left alone");
   });
 });

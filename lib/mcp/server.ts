@@ -4,7 +4,8 @@
  * every other failure (the SDK's own validation would answer in its own words).
  */
 import { z } from "zod";
-import { AppError } from "../errors.ts";
+import { AppError, toAppError } from "../errors.ts";
+import { runtimeCodeFor } from "../errors_store/mod.ts";
 import { log } from "../log.ts";
 import { SERVER_NAME } from "../version.ts";
 import { errorResult, successResult } from "./result.ts";
@@ -66,6 +67,9 @@ export async function callTool(
     const out = def.output.parse(value) as Record<string, unknown>;
     return successResult(out, def.text ? def.text(out) : JSON.stringify(out));
   } catch (err) {
+    // Environment failures are counted (code only, never text) without making the caller wait.
+    const rc = runtimeCodeFor(toAppError(err).code);
+    if (rc) void deps.runtimeErrors?.record(rc).catch(() => {});
     return errorResult(err, def.name);
   }
 }

@@ -1,6 +1,7 @@
 /** The shape of one tool: schemas, a plain handler that never sees MCP types, and its text form. */
 import { z } from "zod";
 import type { Terminal } from "../terminal/mod.ts";
+import type { RuntimeErrorRecorder } from "../errors_store/mod.ts";
 
 /** Progress reporting for long waits; a no-op when the request carried no progress token. */
 export type ProgressFn = (progress: number, total?: number, message?: string) => Promise<void>;
@@ -12,6 +13,8 @@ export interface ToolDeps {
   version: string;
   /** Default cwd for new sessions and agents. */
   cwd: string;
+  /** Local runtime-error aggregate (fixed codes and counts only). */
+  runtimeErrors?: RuntimeErrorRecorder;
 }
 
 /** Per-call context. */

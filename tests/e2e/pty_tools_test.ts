@@ -255,6 +255,21 @@ Deno.test(
       assertMatch(e.text, /install|apt-get|brew/);
       const d = await c.ok<{ overall: string; multiplexer: { found: boolean } }>("diagnostics");
       assertEquals([d.overall, d.multiplexer.found], ["not_ready", false]);
+      // The failure is counted in the local aggregate as a fixed code, with no text.
+      const counted = await eventually(async () => {
+        const x = await c.ok<{ runtime_errors: { status: string; open: number | null } }>("diagnostics");
+        return (x.runtime_errors.open ?? 0) >= 1 ? x.runtime_errors : null;
+      });
+      assertEquals(counted.status, "ready");
+      const snap = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname, "errors", "snapshot"],
+        env: t.env,
+        clearEnv: true,
+        stdout: "piped",
+      }).output();
+      const text = new TextDecoder().decode(snap.stdout);
+      assertStringIncludes(text, "AITERM.PTY_DEPENDENCY_UNAVAILABLE");
+      assert(!text.includes("no-such-tmux") && !text.includes(t.root), "the aggregate holds a path");
     }
     {
       await using c = await connect({ ...t.env, AITERM_TMUX_BIN: old });

@@ -1,6 +1,6 @@
 /**
  * A child process for the store's multi-process tests.
- * `record <state root> <code> <n>`: records n times, prints {"ok":k} (n = 0: forever).
+ * `record <state root> <code> <n> [lock timeout ms]`: records n times, prints {"ok":k} (n = 0: forever).
  * `hold <state root>`: takes the writer lock, prints "held", then sleeps until killed.
  */
 import { isRuntimeCode } from "../codes.ts";
@@ -8,10 +8,10 @@ import { acquireLock } from "../lock.ts";
 import { RuntimeErrorStore } from "../store.ts";
 
 const encoder = new TextEncoder();
-const [mode, root, code, count] = Deno.args;
+const [mode, root, code, count, timeout] = Deno.args;
 
 if (mode === "record" && root && isRuntimeCode(code)) {
-  const store = new RuntimeErrorStore(root, { lockTimeoutMs: 60_000 });
+  const store = new RuntimeErrorStore(root, { lockTimeoutMs: Number(timeout ?? "60000") });
   const n = Number(count ?? "1");
   let ok = 0;
   for (let i = 0; n === 0 || i < n; i++) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TMUX_MIN_VERSION } from "../../../platform/mod.ts";
 import { getHarnessStatuses } from "../diagnostics_probe.ts";
+import { RuntimeErrorStore } from "../../errors_store/mod.ts";
 import { defineTool } from "../tool.ts";
 
 export const diagnostics = defineTool({
@@ -27,6 +28,15 @@ export const diagnostics = defineTool({
     sessions: z.object({
       count: z.number().int().nullable().describe("Sessions on the private server; null if unreadable"),
     }).strict(),
+    runtime_errors: z.object({
+      status: z.enum(["ready", "absent", "unreadable"]).describe("The local runtime-error aggregate"),
+      open: z.number().int().nullable().describe("Entries not acknowledged or resolved"),
+      total: z.number().int().nullable().describe("Distinct fixed codes recorded"),
+      seq: z.number().int().nullable().describe("Monotonic sequence of recorded occurrences"),
+    }).strict().describe("Counts of fixed error codes only (aiterm-mcp errors snapshot shows them)"),
+    parent_delivery: z.object({
+      status: z.enum(["not_available"]).describe("Parent auto-delivery is not built in this version"),
+    }).strict(),
     harnesses: z.array(
       z.object({
         harness: z.string().describe("Harness id"),
@@ -49,6 +59,8 @@ export const diagnostics = defineTool({
       multiplexer: { kind: mux.kind, found: version !== null, version, minimum: TMUX_MIN_VERSION, supported },
       state_root: { status: stateStatus },
       sessions: { count },
+      runtime_errors: await (deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root)).summary(),
+      parent_delivery: { status: "not_available" as const },
       harnesses: getHarnessStatuses(deps.env),
     };
   },
