@@ -359,3 +359,16 @@ Deno.test("pty_list env_keys returns only variables aiterm registered for each s
   });
   assertEquals((await c.err("pty_list", { env_keys: ["bad key"] })).code, "INVALID_ARGUMENT");
 });
+
+Deno.test("diagnostics does not hang when a FIFO sits where the error aggregate should be", opts, async () => {
+  await using t = await makeTestEnv();
+  await using c = await connect(t.env);
+  await c.ok("pty_open", { cwd: t.root });
+  await Deno.mkdir(`${t.stateDir}/runtime-errors`, { recursive: true });
+  const made = await new Deno.Command("mkfifo", { args: [`${t.stateDir}/runtime-errors/aggregate.json`] }).output();
+  assert(made.success, "mkfifo");
+  const d = await c.ok<{ runtime_errors: { status: string }; sessions: { count: number } }>("diagnostics");
+  assertEquals([d.runtime_errors.status, d.sessions.count], ["unreadable", 1]);
+  // Terminal work goes on, and recording a failure does not block the call that failed.
+  assertEquals((await c.err("pty_send", { session_id: "nope", text: "x" })).code, "SESSION_NOT_FOUND");
+});

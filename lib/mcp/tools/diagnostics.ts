@@ -35,8 +35,10 @@ export const diagnostics = defineTool({
       seq: z.number().int().nullable().describe("Monotonic sequence of recorded occurrences"),
     }).strict().describe("Counts of fixed error codes only (aiterm-mcp errors snapshot shows them)"),
     parent_delivery: z.object({
-      status: z.enum(["not_available"]).describe("Parent auto-delivery is not built in this version"),
-    }).strict(),
+      claude: z.enum(["not_available"]).describe("Claude Code parent auto-delivery (not built in this version)"),
+      codex: z.enum(["not_available"]).describe("Codex parent auto-delivery (not built in this version)"),
+      cursor: z.enum(["not_available"]).describe("Cursor parent auto-delivery (not built in this version)"),
+    }).strict().describe("Per parent client; until it exists, parents use wait_process"),
     harnesses: z.array(
       z.object({
         harness: z.string().describe("Harness id"),
@@ -60,7 +62,11 @@ export const diagnostics = defineTool({
       state_root: { status: stateStatus },
       sessions: { count },
       runtime_errors: await (deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root)).summary(),
-      parent_delivery: { status: "not_available" as const },
+      parent_delivery: {
+        claude: "not_available" as const,
+        codex: "not_available" as const,
+        cursor: "not_available" as const,
+      },
       harnesses: getHarnessStatuses(deps.env),
     };
   },
