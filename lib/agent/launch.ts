@@ -9,7 +9,14 @@ import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
 import { windowsArgumentList } from "../self_command.ts";
 import { INPUT_LIMIT_BYTES, type Terminal } from "../terminal/mod.ts";
-import { getHarness, type HarnessAdapter, harnessBinary, type HarnessId, resolveBinary } from "../../harnesses/mod.ts";
+import {
+  getHarness,
+  type HarnessAdapter,
+  harnessBinary,
+  type HarnessId,
+  type ModelCatalog,
+  resolveBinary,
+} from "../../harnesses/mod.ts";
 import { findExecutable } from "../../platform/mod.ts";
 import { type DispatchReceipt, dispatchTurn } from "./dispatch.ts";
 import { type AgentRecord, childLineage, lineageEnv, writeAgentRecord } from "./record.ts";
@@ -179,18 +186,7 @@ async function validateModel(adapter: HarnessAdapter, bin: string, input: Launch
     );
   }
   if (!needCatalog || !adapter.modelCatalog) return;
-  let catalog;
-  try {
-    catalog = await adapter.modelCatalog(bin, deps.env);
-  } catch (err) {
-    throw new AppError(
-      "MODEL_CATALOG_UNAVAILABLE",
-      `Cannot check the model: ${adapter.id} could not list its models (${(err as Error).message})`,
-      {
-        cause: err,
-      },
-    );
-  }
+  const catalog = await fetchCatalog(adapter, bin, deps.env);
   const id = input.model ?? catalog.defaultModel;
   const model = catalog.models.find((m) => m.id === id);
   if (input.model != null && !model && catalog.source !== "claude-code-aliases") {
@@ -348,6 +344,31 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
     }).catch(() => {});
   }
   return receipt;
+}
+
+/**
+ * The harness's live model catalog (no fallback).
+ * @throws {AppError} MODEL_CATALOG_UNAVAILABLE
+ */
+export async function fetchCatalog(
+  adapter: HarnessAdapter,
+  bin: string,
+  env: Record<string, string>,
+): Promise<ModelCatalog> {
+  if (!adapter.modelCatalog) {
+    throw new AppError("MODEL_CATALOG_UNAVAILABLE", `${adapter.id} has no model catalog command`);
+  }
+  try {
+    return await adapter.modelCatalog(bin, env);
+  } catch (err) {
+    throw new AppError(
+      "MODEL_CATALOG_UNAVAILABLE",
+      `${adapter.id} could not list its models: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
 }
 
 function checkOperationId(input: LaunchInput): void {

@@ -1,5 +1,5 @@
 /** The agent layer's way in. */
-export { launchAgent } from "./launch.ts";
+export { fetchCatalog, launchAgent } from "./launch.ts";
 export type { AgentDeps, LaunchInput, LaunchReceipt } from "./launch.ts";
 export { agentOf, dispatchTurn } from "./dispatch.ts";
 export type { DispatchReceipt } from "./dispatch.ts";

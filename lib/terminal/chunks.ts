@@ -1,4 +1,5 @@
-/** UTF-8 chunking that never splits a character. */
+/** UTF-8 chunking that never splits a character, and the input size limit. */
+import { AppError } from "../errors.ts";
 
 const encoder = new TextEncoder();
 
@@ -21,6 +22,25 @@ export function utf8Chunks(text: string, max = CHUNK_BYTES): Uint8Array[] {
     start = end;
   }
   return chunks;
+}
+
+/**
+ * Refuses text over {@link INPUT_LIMIT_BYTES} before anything is typed; returns its UTF-8 size.
+ * @throws {AppError} INPUT_TOO_LARGE
+ */
+export function assertInputSize(text: string): number {
+  const size = utf8Length(text);
+  if (size > INPUT_LIMIT_BYTES) {
+    throw new AppError(
+      "INPUT_TOO_LARGE",
+      `Cannot send ${size} bytes: the limit is ${INPUT_LIMIT_BYTES} bytes of UTF-8`,
+      {
+        suggestion: "nothing was typed; split the text or write it to a file first",
+        data: { limit_bytes: INPUT_LIMIT_BYTES, size_bytes: size },
+      },
+    );
+  }
+  return size;
 }
 
 /** Byte length of `text` in UTF-8. */

@@ -16,7 +16,7 @@ import {
   posixQuote,
 } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
-import { INPUT_LIMIT_BYTES, utf8Chunks, utf8Length } from "./chunks.ts";
+import { assertInputSize, utf8Chunks } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
 import { watchLog } from "./log_watch.ts";
 import { logExtent, pruneLog, readLog } from "./output_log.ts";
@@ -446,17 +446,7 @@ export class Terminal {
       );
     }
     const { text, removed } = raw ? { text: input.text, removed: 0 } : sanitizeInput(input.text);
-    const size = utf8Length(text);
-    if (size > INPUT_LIMIT_BYTES) {
-      throw new AppError(
-        "INPUT_TOO_LARGE",
-        `Cannot send ${size} bytes: the limit is ${INPUT_LIMIT_BYTES} bytes of UTF-8`,
-        {
-          suggestion: "nothing was typed; split the text or write it to a file first",
-          data: { limit_bytes: INPUT_LIMIT_BYTES, size_bytes: size },
-        },
-      );
-    }
+    const size = assertInputSize(text);
     await this.#ensureLockDir(input.session_id, "send to");
     return await withSendLock(
       this.#layout.sessionSendLock(input.session_id),

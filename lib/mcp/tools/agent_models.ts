@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fetchCatalog } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
 import { getHarness, harnessBinary, resolveBinary } from "../../../harnesses/mod.ts";
 import { defineTool } from "../tool.ts";
@@ -41,19 +42,7 @@ export const agentModels = defineTool({
         suggestion: `install it or set ${spec.envOverride}`,
       });
     }
-    if (!adapter.modelCatalog) {
-      throw new AppError("MODEL_CATALOG_UNAVAILABLE", `${input.harness} has no model catalog command`);
-    }
-    let catalog;
-    try {
-      catalog = await adapter.modelCatalog(bin, deps.env);
-    } catch (err) {
-      throw new AppError(
-        "MODEL_CATALOG_UNAVAILABLE",
-        `Cannot list ${input.harness} models: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
+    const catalog = await fetchCatalog(adapter, bin, deps.env);
     return {
       schema: "aiterm.agent-models.v1" as const,
       harness: input.harness,

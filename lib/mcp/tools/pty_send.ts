@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { dispatchTurn, readAgentRecord, waitProcessFor } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
-import { INPUT_LIMIT_BYTES, sanitizeInput } from "../../terminal/mod.ts";
+import { assertInputSize, sanitizeInput } from "../../terminal/mod.ts";
 import { defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { WaitProcessSchema } from "./agent_schemas.ts";
 
@@ -46,17 +46,7 @@ async function send(input: SendArgs, deps: ToolDeps) {
     );
   }
   const { text, removed } = sanitizeInput(input.text);
-  const size = new TextEncoder().encode(text).length;
-  if (size > INPUT_LIMIT_BYTES) {
-    throw new AppError(
-      "INPUT_TOO_LARGE",
-      `Cannot send ${size} bytes: the limit is ${INPUT_LIMIT_BYTES} bytes of UTF-8`,
-      {
-        suggestion: "nothing was typed",
-        data: { limit_bytes: INPUT_LIMIT_BYTES, size_bytes: size },
-      },
-    );
-  }
+  const size = assertInputSize(text);
   if (text.trim() === "") {
     throw new AppError("INVALID_ARGUMENT", "Cannot dispatch an empty turn", { data: { field: "text" } });
   }
