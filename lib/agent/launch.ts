@@ -185,6 +185,12 @@ async function validateModel(adapter: HarnessAdapter, bin: string, input: Launch
       },
     );
   }
+  if (input.fast === false && input.model && /(^|-)fast($|-)/.test(input.model)) {
+    throw new AppError(
+      "FAST_MODE_MODEL_CONFLICT",
+      `Cannot launch "${input.model}" with fast:false: the model id is a fast variant`,
+    );
+  }
   if (!needCatalog || !adapter.modelCatalog) return;
   const catalog = await fetchCatalog(adapter, bin, deps.env);
   const id = input.model ?? catalog.defaultModel;
@@ -214,12 +220,6 @@ async function validateModel(adapter: HarnessAdapter, bin: string, input: Launch
   }
   if (input.fast === true && model && !model.fast) {
     throw new AppError("FAST_MODE_NOT_SUPPORTED", `Cannot launch ${model.id} in fast mode: the model has no fast tier`);
-  }
-  if (input.fast === false && input.model && /(^|-)fast($|-)/.test(input.model)) {
-    throw new AppError(
-      "FAST_MODE_MODEL_CONFLICT",
-      `Cannot launch "${input.model}" with fast:false: the model id is a fast variant`,
-    );
   }
 }
 

@@ -295,3 +295,52 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: `real codex-cli: fast follows the catalog (not supported, model conflict, unconfirmed)${why(clis.codex)}`,
+  ignore: !hasTmux || !clis.codex,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using t = await makeTestEnv();
+    const proj = await gitProject(t);
+    const api = await startFakeOpenAI();
+    const home = await vendorHome("codex", { apiUrl: api.url, cwd: proj, trusted: true });
+    try {
+      await using c = await connect(serverEnv(t, home.env, { CODEX_BIN: clis.codex! }));
+      const cat = await c.ok<{ models: { id: string; fast: boolean }[] }>("agent_models", {
+        harness: "codex-cli",
+        include_hidden: true,
+      });
+      const slow = cat.models.find((m) => !m.fast);
+      const fast = cat.models.find((m) => m.fast);
+      if (slow) {
+        assertEquals(
+          (await c.err("agent_launch", { harness: "codex-cli", cwd: proj, model: slow.id, fast: true })).code,
+          "FAST_MODE_NOT_SUPPORTED",
+        );
+      }
+      assertEquals(
+        (await c.err("agent_launch", { harness: "codex-cli", cwd: proj, model: "gpt-6-fast", fast: false })).code,
+        "FAST_MODE_MODEL_CONFLICT",
+      );
+      if (fast) {
+        const l = await c.ok<{ fast: boolean; fast_error: { code: string } | null; session_id: string }>(
+          "agent_launch",
+          {
+            harness: "codex-cli",
+            cwd: proj,
+            model: fast.id,
+            fast: true,
+          },
+        );
+        assertEquals([l.fast, l.fast_error?.code], [false, "FAST_MODE_UNCONFIRMED"]);
+        await c.ok("pty_close", { session_id: l.session_id });
+      }
+      assert(slow || fast, "the catalog has neither fast nor normal models");
+    } finally {
+      await home.cleanup();
+      await api.close();
+    }
+  },
+});

@@ -261,3 +261,49 @@ Deno.test("a waiter from a closed launch does not wait on the new launch of the 
   assertEquals([w.code, w.json.outcome], [4, "closed"]);
   assertStringIncludes(String(w.json.error), "SESSION_STALE");
 });
+
+Deno.test("write_scope read-only is enforced through each harness's own read-only mode", opts, async () => {
+  await using t = await agentEnv();
+  await using c = await connect(t.env);
+  const codex = await c.ok<Launch>("agent_launch", {
+    harness: "codex-cli",
+    cwd: `${t.root}/proj`,
+    write_scope: "read-only",
+  });
+  assertEquals(codex.write_scope_enforcement, "enforced_read_only");
+  const claude = await c.ok<Launch>("agent_launch", {
+    harness: "claude-code",
+    cwd: `${t.root}/proj`,
+    write_scope: "read-only",
+  });
+  assertEquals(claude.write_scope_enforcement, "enforced_read_only");
+  const declared = await c.ok<Launch>("agent_launch", {
+    harness: "codex-cli",
+    cwd: `${t.root}/proj`,
+    write_scope: "src/ only",
+  });
+  assertEquals(declared.write_scope_enforcement, "declaration_only_unsupported");
+  const argv = await eventually(async () => {
+    const text = await Deno.readTextFile(`${t.root}/argv.log`).catch(() => "");
+    return text.split("\n").filter(Boolean).length >= 3 ? text : null;
+  });
+  assertMatch(argv, /"-s","read-only"|"--sandbox","read-only"|-s read-only/);
+  assertMatch(argv, /"--permission-mode","plan"|--permission-mode plan/);
+});
+
+Deno.test(
+  "Claude's first-run theme picker is confirmed with its default, then trust, then the prompt",
+  opts,
+  async () => {
+    await using t = await agentEnv({ FAKE_THEME_PICKER: "1" });
+    await using c = await connect(t.env);
+    const l = await c.ok<Launch>("agent_launch", {
+      harness: "claude-code",
+      cwd: `${t.root}/proj`,
+      trust_project: true,
+      prompt: "after the theme",
+    });
+    assertEquals([l.startup.status, l.initial_prompt.status], ["ready", "started"]);
+    assertEquals((await runWaiter(t, l.wait_process!)).code, 0);
+  },
+);
