@@ -39,6 +39,10 @@ export const ERROR_CODES = [
   "AGENT_RESULT_PENDING", // the turn has not finished yet; do not resend
   "AGENT_RESULT_UNAVAILABLE", // no answer can be correlated to that turn (missing or ambiguous)
   "AGENT_TURN_ERROR", // the harness recorded an API error for that turn; there is no result
+  "REMOTE_CONNECT_FAILED", // ssh could not reach or log in to the remote host; data.host, data.ssh_error
+  "REMOTE_PASSPHRASE_ENV_MISSING", // remote.passphrase_env names a variable the server does not have
+  "REMOTE_AITERM_NOT_FOUND", // the remote host has no aiterm-mcp on its login PATH
+  "REMOTE_PROTOCOL_FAILED", // the relay to the remote aiterm-mcp broke (probe, MCP handshake or call)
   "INTERNAL", // a bug: anything that is not one of the codes above
 ] as const;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RemoteSchema } from "../../remote/mod.ts";
 import { launchAgent, type LaunchInput, type LaunchReceipt } from "../../agent/mod.ts";
 import type { HarnessId } from "../../../harnesses/mod.ts";
 import { defineTool, type ToolDeps } from "../tool.ts";
@@ -26,7 +27,7 @@ export const agentLaunch = defineTool({
   name: "agent_launch",
   title: "Launch a coding agent",
   description: DESCRIPTION,
-  input: z.object({ harness: HarnessSchema, ...launchFields }).strict(),
+  input: z.object({ harness: HarnessSchema, ...launchFields, remote: RemoteSchema.optional() }).strict(),
   output: LaunchOutputSchema,
   annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: (input, deps) => handler(input as LaunchInput, deps),

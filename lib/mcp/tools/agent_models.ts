@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { fetchCatalog } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
 import { getHarness, harnessBinary, resolveBinary } from "../../../harnesses/mod.ts";
@@ -13,6 +14,7 @@ export const agentModels = defineTool({
   input: z.object({
     harness: HarnessSchema,
     include_hidden: z.boolean().default(false).describe("Include hidden models"),
+    remote: RemoteSchema.optional(),
   })
     .strict(),
   output: z.object({
@@ -30,6 +32,7 @@ export const agentModels = defineTool({
         fast: z.boolean().describe("Has a fast tier"),
       }).strict(),
     ).describe("Models"),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {

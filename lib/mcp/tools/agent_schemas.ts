@@ -1,5 +1,6 @@
 /** Schemas shared by agent_launch, its deprecated aliases and pty_send's agent receipts. */
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS } from "../../remote/mod.ts";
 import { HARNESS_IDS } from "../../../harnesses/mod.ts";
 
 export const HarnessSchema = z.enum(HARNESS_IDS).describe(
@@ -89,4 +90,5 @@ export const LaunchOutputSchema = z.object({
   ),
   attach_command: z.string().describe("Run this to watch the agent"),
   generation: z.string().describe("This generation of the session id (pass it back to detect a replaced session)"),
+  ...REMOTE_RESULT_FIELDS,
 }).strict();

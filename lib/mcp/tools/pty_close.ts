@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { defineTool, SessionIdSchema } from "../tool.ts";
 
 export const ptyClose = defineTool({
@@ -11,12 +12,14 @@ export const ptyClose = defineTool({
     generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
       "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
     ),
+    remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
     outcome: z.enum(["closed", "already_closed"]).describe(
       "closed = this call closed it; already_closed = nothing was left",
     ),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {

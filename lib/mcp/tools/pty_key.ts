@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { keyNames } from "../../terminal/mod.ts";
 import { defineTool, SessionIdSchema } from "../tool.ts";
 
@@ -14,10 +15,12 @@ export const ptyKey = defineTool({
       "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
     ),
     key: z.string().min(1).max(32).describe("Key name or alias, e.g. C-c, Enter, Escape, Up, Tab"),
+    remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
     key: z.string().describe("The canonical name of the key pressed"),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { defineTool } from "../tool.ts";
 
 export const ptyList = defineTool({
@@ -11,6 +12,7 @@ export const ptyList = defineTool({
       .optional().describe(
         "Non-secret variable names to show per session; only variables aiterm itself registered for the session are returned, others are null",
       ),
+    remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     observed_at: z.string().describe("ISO time of the listing"),
@@ -30,6 +32,7 @@ export const ptyList = defineTool({
         ),
       }).strict(),
     ).describe("One row per session"),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {

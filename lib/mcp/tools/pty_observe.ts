@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { observeSession } from "../../terminal/mod.ts";
 import { defineTool, SessionIdSchema } from "../tool.ts";
 
@@ -13,6 +14,7 @@ export const ptyObserve = defineTool({
       "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
     ),
     cursor: z.string().max(65536).nullish().describe("activity.cursor from the previous pty_observe of this session"),
+    remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
@@ -39,6 +41,7 @@ export const ptyObserve = defineTool({
       ).describe("The pane's process tree"),
       cpu_delta_complete: z.boolean().nullable().describe("false when a process of the cursor has vanished"),
     }).strict(),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {

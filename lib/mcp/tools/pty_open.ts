@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { defineTool } from "../tool.ts";
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
@@ -15,6 +16,7 @@ export const ptyOpen = defineTool({
     cwd: z.string().min(1).nullish().describe("Absolute working directory (default: the server's cwd)"),
     env_vars: z.array(EnvName).max(64).optional()
       .describe("Names of variables to copy from the server's environment into the session; values are never returned"),
+    remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The new session's id"),
@@ -30,6 +32,7 @@ export const ptyOpen = defineTool({
     shell_ready: z.boolean().nullable().describe(
       "The shell printed its first prompt (bash/zsh with integration); null = cannot tell",
     ),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: (input, deps) => deps.terminal.open(input),

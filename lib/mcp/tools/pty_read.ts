@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAnswer } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
 import { formatRead, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
@@ -86,6 +87,7 @@ export const ptyRead = defineTool({
     agent_transcript: z.boolean().default(false).describe(
       "Agent sessions: the final answer of the turn at cursor (default: the last finished turn), from the harness's own transcript",
     ),
+    remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
@@ -108,6 +110,7 @@ export const ptyRead = defineTool({
     turn_id: z.string().nullable().describe("agent_transcript: the harness's id of the turn"),
     answer_empty: z.boolean().nullable().describe("agent_transcript: the finished turn's answer is empty"),
     harness: z.string().nullable().describe("agent_transcript: the harness"),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   handler: (input, deps, ctx) => read(input, deps, ctx),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { dispatchTurn, readAgentRecord, waitProcessFor } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
 import { assertInputSize, sanitizeInput } from "../../terminal/mod.ts";
@@ -94,6 +95,7 @@ export const ptySend = defineTool({
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
       'Append an end marker with a per-send nonce and the exit status, so pty_read wait:true completes exactly (also inside ssh/docker); "posix" or "pwsh" names a nested shell\'s dialect',
     ),
+    remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session typed into"),
@@ -113,6 +115,7 @@ export const ptySend = defineTool({
     submit_residue: z.boolean().nullable().describe("Agent: text was left in the composer after submitting"),
     harness: z.string().nullable().describe("Agent: the harness"),
     launch_id: z.string().nullable().describe("Agent: the launch"),
+    ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: (input, deps) => send(input, deps),

@@ -1,0 +1,13 @@
+/** Remote relay: run a tool call on another host's aiterm-mcp through ssh (docs/adr/0010-remote-relay.md). */
+export { REMOTE_RESULT_FIELDS, RemoteSchema } from "./schema.ts";
+export type { RemoteTarget } from "./schema.ts";
+export {
+  controlDirFor,
+  parseProbe,
+  prepareRemote,
+  relayStartFailure,
+  remoteCommand,
+  remoteWaitProcess,
+  secretOf,
+} from "./ssh.ts";
+export type { PreparedRemote, RemoteShell } from "./ssh.ts";

@@ -1,0 +1,35 @@
+/** The `remote` input field every relayable tool accepts, and the fields a relayed result gains. */
+import { z } from "zod";
+
+/** Where a tool call runs: another host's aiterm-mcp, reached through ssh. Nothing here is ever stored. */
+export const RemoteSchema = z.object({
+  host: z.string().regex(/^(?!-)[A-Za-z0-9._%:\[\]-]{1,255}$/, "must be a host name, address or ssh_config alias")
+    .describe("Host name, address or ssh_config Host alias (a host alone is looked up in ssh_config)"),
+  user: z.string().regex(/^(?!-)[A-Za-z0-9._@\\-]{1,128}$/, "must be a user name").optional()
+    .describe("Remote user (default: ssh_config, else the local user)"),
+  port: z.number().int().min(1).max(65535).optional().describe("ssh port (default: ssh_config, else 22)"),
+  identity_file: z.string().min(1).max(4096).regex(/^[^\r\n]+$/, "must be one line").optional()
+    .describe("Private key file for ssh -i"),
+  passphrase: z.string().min(1).max(4096).optional().describe(
+    "Key passphrase: held in memory only and handed to ssh through SSH_ASKPASS; never stored or returned",
+  ),
+  passphrase_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional()
+    .describe("Name of a server environment variable holding the key passphrase"),
+  ssh_options: z.array(
+    z.string().regex(/^[A-Za-z][A-Za-z0-9]*=[^\r\n]*$/, "must be Key=Value (an ssh -o option)"),
+  ).max(32).optional().describe("Extra ssh -o options as Key=Value; aiterm's own connection options take precedence"),
+}).strict().refine((r) => !(r.passphrase !== undefined && r.passphrase_env !== undefined), {
+  message: "passphrase and passphrase_env are exclusive",
+  path: ["passphrase_env"],
+}).describe(
+  "Run this call on another host's aiterm-mcp through ssh (no port is opened there; without a passphrase ssh runs in BatchMode)",
+);
+
+/** A validated `remote` value. */
+export type RemoteTarget = z.output<typeof RemoteSchema>;
+
+/** Optional output fields of a relayed result. */
+export const REMOTE_RESULT_FIELDS = {
+  remote_host: z.string().optional().describe("Set when the call ran on a remote host: that host"),
+  remote_version: z.string().optional().describe("Set when the call ran on a remote host: its aiterm version"),
+};

@@ -1,0 +1,313 @@
+/**
+ * The ssh side of the remote relay: argv for one destination, the shared ControlMaster, the shell
+ * probe and the remote command line. See docs/adr/0010-remote-relay.md.
+ *
+ * Secrets: a passphrase is held in this process's memory only. It reaches ssh through SSH_ASKPASS:
+ * a helper script (no secret in it) prints an environment variable that is set only for that ssh
+ * child. Without a passphrase ssh runs with BatchMode=yes and never prompts.
+ */
+import { join } from "node:path";
+import { AppError } from "../errors.ts";
+import { ensurePrivateDir } from "../state/mod.ts";
+import type { RemoteTarget } from "./schema.ts";
+
+/** The remote login shell family, from the probe. */
+export type RemoteShell = "posix" | "cmd" | "powershell";
+
+/** How long an idle shared connection stays up (seconds). */
+export const CONTROL_PERSIST_SECONDS = 600;
+/** ssh ConnectTimeout (seconds). */
+export const CONNECT_TIMEOUT_SECONDS = 10;
+/** The env var that carries the passphrase to the askpass helper, set only for the ssh child. */
+const SECRET_VAR = "AITERM_SSH_ASKPASS_SECRET";
+/** Unix socket paths are limited to ~104 bytes. */
+const SOCKET_PATH_MAX = 100;
+const PROBE = "echo aiterm-probe %OS% $PSHOME";
+const NOT_FOUND_MARK = "aiterm-remote: aiterm-mcp is not on the login PATH";
+
+/** Everything needed to run ssh against one destination. */
+export interface SshContext {
+  target: RemoteTarget;
+  /** Directory of control sockets, askpass helper and ssh logs (owner-only). */
+  controlDir: string;
+  /** The server's environment. */
+  env: Record<string, string>;
+}
+
+/** A prepared destination: argv prefix, child env and the probed shell. */
+export interface PreparedRemote {
+  host: string;
+  shell: RemoteShell;
+  /** `ssh` argv (without the program) up to and including the host; append the remote command. */
+  sshArgs: string[];
+  /** Environment for the ssh child (may hold the passphrase; never log or return it). */
+  childEnv: Record<string, string>;
+}
+
+/** The control directory under the state root; created 0700 and checked (owner, no links). */
+export function controlDirFor(stateRoot: string): string {
+  const dir = join(stateRoot, "ssh");
+  try {
+    ensurePrivateDir(dir);
+  } catch (err) {
+    throw new AppError("REMOTE_CONNECT_FAILED", `Cannot use the ssh control directory: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (new TextEncoder().encode(join(dir, "x".repeat(40))).length > SOCKET_PATH_MAX) {
+    throw new AppError("REMOTE_CONNECT_FAILED", "Cannot place the ssh control socket: the state path is too long", {
+      suggestion: "set AITERM_STATE_DIR to a shorter directory",
+    });
+  }
+  return dir;
+}
+
+/** Resolves the passphrase (memory only). @throws {AppError} REMOTE_PASSPHRASE_ENV_MISSING */
+function passphraseOf(ctx: SshContext): string | null {
+  if (ctx.target.passphrase !== undefined) return ctx.target.passphrase;
+  const name = ctx.target.passphrase_env;
+  if (name === undefined) return null;
+  const value = ctx.env[name];
+  if (value === undefined || value === "") {
+    throw new AppError("REMOTE_PASSPHRASE_ENV_MISSING", `Cannot read the key passphrase: ${name} is not set`, {
+      data: { field: "remote.passphrase_env" },
+      suggestion: "set the variable in the server's environment, or omit passphrase_env; nothing was run",
+    });
+  }
+  return value;
+}
+
+async function askpassHelper(controlDir: string): Promise<string> {
+  const path = join(controlDir, "askpass.sh");
+  // The helper holds no secret: it prints a variable that exists only in the ssh child's environment.
+  const body = `#!/bin/sh\nprintf '%s\\n' "$${SECRET_VAR}"\n`;
+  const current = await Deno.readTextFile(path).catch(() => null);
+  if (current !== body) {
+    const tmp = `${path}.${Deno.pid}.tmp`;
+    await Deno.writeTextFile(tmp, body, { mode: 0o700 });
+    await Deno.chmod(tmp, 0o700);
+    await Deno.rename(tmp, path);
+  }
+  return path;
+}
+
+/** ssh argv up to and including the host, and the child env. */
+export async function sshInvocation(ctx: SshContext): Promise<{ args: string[]; env: Record<string, string> }> {
+  const t = ctx.target;
+  const secret = passphraseOf(ctx);
+  const env: Record<string, string> = { ...ctx.env };
+  delete env[SECRET_VAR];
+  delete env.SSH_ASKPASS;
+  delete env.SSH_ASKPASS_REQUIRE;
+  // ssh keeps the first value it sees for an option: ours come first and win over ssh_options and ssh_config.
+  const args: string[] = [];
+  const extraConfig = ctx.env.AITERM_SSH_CONFIG;
+  if (extraConfig) args.push("-F", extraConfig);
+  if (secret !== null) {
+    env[SECRET_VAR] = secret;
+    env.SSH_ASKPASS = await askpassHelper(ctx.controlDir);
+    env.SSH_ASKPASS_REQUIRE = "force";
+    if (!env.DISPLAY) env.DISPLAY = "aiterm:0";
+    args.push("-o", "BatchMode=no", "-o", "PasswordAuthentication=no", "-o", "KbdInteractiveAuthentication=no");
+  } else {
+    args.push("-o", "BatchMode=yes");
+  }
+  args.push(
+    "-o",
+    "ControlMaster=auto",
+    "-o",
+    `ControlPath=${join(ctx.controlDir, "%C")}`,
+    "-o",
+    `ControlPersist=${CONTROL_PERSIST_SECONDS}`,
+    "-o",
+    `ConnectTimeout=${CONNECT_TIMEOUT_SECONDS}`,
+    "-o",
+    "ServerAliveInterval=15",
+    "-o",
+    "ServerAliveCountMax=3",
+  );
+  if (t.port !== undefined) args.push("-p", String(t.port));
+  if (t.user !== undefined) args.push("-l", t.user);
+  if (t.identity_file !== undefined) args.push("-i", t.identity_file);
+  for (const o of t.ssh_options ?? []) args.push("-o", o);
+  args.push("-T", "--", t.host);
+  return { args, env };
+}
+
+/** A key for one destination (no secrets in it). */
+export function destinationKey(t: RemoteTarget): string {
+  return JSON.stringify([t.host, t.user ?? null, t.port ?? null, t.identity_file ?? null, t.ssh_options ?? []]);
+}
+
+async function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command("ssh", {
+    args,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output().catch((err) => {
+    throw new AppError("REMOTE_CONNECT_FAILED", `Cannot run ssh: ${(err as Error).message}`, {
+      suggestion: "install an OpenSSH client",
+      cause: err,
+    });
+  });
+  const d = new TextDecoder();
+  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+}
+
+/** The last meaningful line of ssh's stderr, with anything that looks like the secret removed. */
+export function lastLine(text: string, secret?: string | null): string {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !/^debug\d?:/.test(l));
+  let line = lines.at(-1) ?? "";
+  if (secret) line = line.split(secret).join("***");
+  return line.slice(0, 500);
+}
+
+function connectFailed(host: string, sshError: string): AppError {
+  return new AppError("REMOTE_CONNECT_FAILED", `Cannot connect to ${host} over ssh: ${sshError || "no message"}`, {
+    data: { host, ssh_error: sshError },
+    suggestion: "check host, user, port and key (ssh runs with BatchMode=yes unless a passphrase is given)",
+  });
+}
+
+const masters = new Map<string, Promise<void>>();
+const shells = new Map<string, RemoteShell>();
+
+/** Starts (or reuses) the shared connection for this destination. @throws {AppError} REMOTE_CONNECT_FAILED */
+async function ensureMaster(ctx: SshContext, args: string[], env: Record<string, string>): Promise<void> {
+  const check = await run([...withoutHost(args), "-O", "check", "--", ctx.target.host], env);
+  if (check.code === 0) return;
+  const logFile = join(ctx.controlDir, `master-${await shortHash(destinationKey(ctx.target))}.log`);
+  await Deno.writeTextFile(logFile, "", { mode: 0o600 });
+  // -f -N: background after authentication; -E: ssh's messages go to a file, so no pipe stays open.
+  const start = await run([...withoutHost(args), "-N", "-f", "-E", logFile, "--", ctx.target.host], env);
+  const log = await Deno.readTextFile(logFile).catch(() => "");
+  if (start.code !== 0) {
+    throw connectFailed(ctx.target.host, lastLine(`${log}\n${start.stderr}`, env[SECRET_VAR]));
+  }
+}
+
+function withoutHost(args: string[]): string[] {
+  return args.slice(0, args.length - 2);
+}
+
+async function shortHash(s: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s));
+  return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Reads the probe output: cmd expands %OS%, PowerShell expands $PSHOME, POSIX shells neither. */
+export function parseProbe(stdout: string): RemoteShell | null {
+  const at = stdout.lastIndexOf("aiterm-probe");
+  if (at < 0) return null;
+  const rest = stdout.slice(at + "aiterm-probe".length).trim().split(/\s+/).filter((x) => x !== "");
+  if (rest[0] === "Windows_NT") return "cmd";
+  if (rest[0] === "%OS%" && rest.length === 1) return "posix";
+  if (rest[0] === "%OS%") return "powershell";
+  return null;
+}
+
+async function probe(ctx: SshContext, args: string[], env: Record<string, string>): Promise<RemoteShell> {
+  const key = destinationKey(ctx.target);
+  const known = shells.get(key);
+  if (known) return known;
+  const out = await run([...args, PROBE], env);
+  if (out.code === 255) throw connectFailed(ctx.target.host, lastLine(out.stderr, env[SECRET_VAR]));
+  const shell = parseProbe(out.stdout);
+  if (!shell) {
+    throw new AppError("REMOTE_PROTOCOL_FAILED", `Cannot tell the remote shell of ${ctx.target.host} from the probe`, {
+      data: { host: ctx.target.host },
+    });
+  }
+  shells.set(key, shell);
+  return shell;
+}
+
+/** Connects (shared master), probes the shell once per process, and returns what a relay needs. */
+export async function prepareRemote(ctx: SshContext): Promise<PreparedRemote> {
+  const { args, env } = await sshInvocation(ctx);
+  const key = destinationKey(ctx.target);
+  let pending = masters.get(key);
+  if (!pending) {
+    pending = ensureMaster(ctx, args, env).finally(() => masters.delete(key));
+    masters.set(key, pending);
+  }
+  await pending;
+  const shell = await probe(ctx, args, env);
+  return { host: ctx.target.host, shell, sshArgs: args, childEnv: env };
+}
+
+const SAFE_ARG = /^[A-Za-z0-9_.:=\/-]+$/;
+
+/**
+ * The command the remote login shell runs. POSIX: only PATH is taken from the user's login shell
+ * (`$SHELL -lc env`, its output and errors discarded), and aiterm-mcp runs under /bin/sh, so
+ * profile output and fish syntax never reach the MCP stream. Windows: aiterm-mcp / aiterm-wait
+ * from the user's PATH.
+ */
+export function remoteCommand(shell: RemoteShell, program: "serve" | "wait", args: string[] = []): string {
+  for (const a of args) {
+    if (!SAFE_ARG.test(a)) {
+      throw new AppError("REMOTE_PROTOCOL_FAILED", "Cannot pass an unexpected argument to the remote aiterm");
+    }
+  }
+  if (shell !== "posix") {
+    return [program === "wait" ? "aiterm-wait" : "aiterm-mcp serve", ...args].join(" ");
+  }
+  const script = [
+    'P=$("${SHELL:-/bin/sh}" -lc env </dev/null 2>/dev/null | sed -n "s/^PATH=//p" | tail -n 1)',
+    'if [ -n "$P" ]; then PATH=$P; fi',
+    "export PATH",
+    `command -v aiterm-mcp >/dev/null 2>&1 || { echo "${NOT_FOUND_MARK}" >&2; exit 127; }`,
+    `exec aiterm-mcp ${program} ${args.join(" ")}`.trimEnd(),
+  ].join("; ");
+  return `/bin/sh -c '${script}'`;
+}
+
+/** Turns a failed relay start into the right code, from ssh's stderr and exit. */
+export function relayStartFailure(host: string, stderr: string, secret?: string | null): AppError {
+  if (stderr.includes(NOT_FOUND_MARK) || /is not recognized as|CommandNotFoundException/.test(stderr)) {
+    return new AppError("REMOTE_AITERM_NOT_FOUND", `Cannot find aiterm-mcp on the PATH of ${host}`, {
+      data: { host },
+      suggestion: "install aiterm on the remote host so that its login shell finds aiterm-mcp",
+    });
+  }
+  const line = lastLine(stderr, secret);
+  if (/^(ssh:|Permission denied|Connection |Host key|kex_|Could not resolve)/.test(line)) {
+    return connectFailed(host, line);
+  }
+  return new AppError(
+    "REMOTE_PROTOCOL_FAILED",
+    `Cannot talk MCP to aiterm-mcp on ${host}${line ? `: ${line}` : ""}`,
+    { data: { host } },
+  );
+}
+
+/** The secret in a child env, for redaction only. */
+export function secretOf(env: Record<string, string>): string | null {
+  return env[SECRET_VAR] ?? null;
+}
+
+/**
+ * The wait_process of a remote agent turn: ssh to the remote waiter (`aiterm-mcp wait …` there).
+ * Exit 255 is ssh failing, not the waiter: start it again (it re-observes from the same cursor).
+ * It never carries a passphrase: it rides the shared connection, or needs a key that BatchMode can use.
+ */
+export function remoteWaitProcess(
+  prepared: PreparedRemote,
+  remoteArgs: string[],
+): { executable: string; args: string[]; windows_start_process_argument_list: null } {
+  const i = remoteArgs.indexOf("--session");
+  const waitArgs = i >= 0 ? remoteArgs.slice(i) : remoteArgs;
+  const sshArgs = prepared.sshArgs.map((a) => a === "BatchMode=no" ? "BatchMode=yes" : a);
+  return {
+    executable: "ssh",
+    args: [...sshArgs, remoteCommand(prepared.shell, "wait", waitArgs)],
+    windows_start_process_argument_list: null,
+  };
+}
