@@ -25,10 +25,30 @@ export { outputSinkCommand, segmentIndex, segmentName } from "./output_sink.ts";
 export { COMMAND_END_MARK, integratedShell, PROMPT_MARK } from "./shell_integration.ts";
 export type { IntegratedShell } from "./shell_integration.ts";
 export { currentUid, defaultStateRoot } from "./paths.ts";
+export {
+  createPsmux,
+  gitBashPath,
+  parsePsmuxVersion,
+  PSMUX_MIN_VERSION,
+  psmuxInstallHint,
+  psmuxNamespace,
+  psmuxNewSessionArgs,
+  psmuxPasteInvocations,
+} from "./psmux.ts";
+export {
+  encodeCommand,
+  outputSinkScript,
+  parsePwshVersion,
+  PWSH_MIN_MAJOR,
+  pwshScriptArgv,
+  pwshScriptCommandLine,
+  resolvePwsh,
+  startProcessScript,
+} from "./pwsh.ts";
 export { findExecutable } from "./which.ts";
 
-import { AppError } from "../lib/errors.ts";
 import type { Multiplexer } from "./multiplexer.ts";
+import { createPsmux } from "./psmux.ts";
 import { createTmux } from "./tmux.ts";
 
 /** Options for {@link selectMultiplexer}. */
@@ -41,13 +61,13 @@ export interface SelectMultiplexerOptions {
 /** Picks the backend for this OS, once, at start-up. */
 export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexer {
   if (Deno.build.os === "windows") {
-    throw new AppError(
-      "TMUX_NOT_FOUND",
-      "Cannot start a terminal: the psmux backend for native Windows is not built yet",
-      {
-        suggestion: "run aiterm under WSL2 with tmux",
-      },
-    );
+    const psmuxBin = options.env?.AITERM_PSMUX_BIN ?? Deno.env.get("AITERM_PSMUX_BIN");
+    return createPsmux({
+      socketPath: options.socketPath,
+      scratchDir: options.scratchDir,
+      ...(psmuxBin ? { bin: psmuxBin } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
   }
   const bin = options.env?.AITERM_TMUX_BIN ?? Deno.env.get("AITERM_TMUX_BIN");
   return createTmux({
