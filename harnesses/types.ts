@@ -135,6 +135,8 @@ export interface HarnessAdapter {
   efforts: readonly string[] | null;
   /** Whether the CLI has a read-only mode aiterm can enforce write_scope "read-only" with. */
   readOnlyMode: boolean;
+  /** reasoning_effort is only accepted together with an explicit model (Cursor). */
+  effortRequiresModel?: boolean;
   /** Builds the launch argv and environment. Pure. */
   buildLaunch(options: LaunchOptions): LaunchSpec;
   /** Classifies a captured screen (tmux capture-pane text, no escapes). Pure. */

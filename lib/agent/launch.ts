@@ -185,6 +185,11 @@ async function validateModel(adapter: HarnessAdapter, bin: string, input: Launch
       },
     );
   }
+  if (adapter.effortRequiresModel && input.reasoning_effort != null && input.model == null) {
+    throw new AppError("EFFORT_UNSUPPORTED", `Cannot launch ${adapter.id} with reasoning_effort but no model`, {
+      suggestion: "pass model together with reasoning_effort (see agent_models)",
+    });
+  }
   if (input.fast === false && input.model && /(^|-)fast($|-)/.test(input.model)) {
     throw new AppError(
       "FAST_MODE_MODEL_CONFLICT",
