@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { findExecutable } from "../platform/mod.ts";
 import { claude, claudeBinary } from "./claude.ts";
 import { codex, codexBinary } from "./codex.ts";
-import { cursorBinary } from "./cursor.ts";
-import { grokBinary } from "./grok.ts";
+import { cursor, cursorBinary } from "./cursor.ts";
+import { grok, grokBinary } from "./grok.ts";
 import type { BinarySpec, HarnessAdapter, HarnessId } from "./types.ts";
 
 export { HARNESS_IDS } from "./types.ts";
@@ -31,8 +31,13 @@ const BINARIES: Record<HarnessId, BinarySpec> = {
   "cursor-cli": cursorBinary,
 };
 
-/** Adapters built so far (grok-cli and cursor-cli arrive with agent launch part 2). */
-const ADAPTERS: Partial<Record<HarnessId, HarnessAdapter>> = { "claude-code": claude, "codex-cli": codex };
+/** Every harness adapter. */
+const ADAPTERS: Partial<Record<HarnessId, HarnessAdapter>> = {
+  "claude-code": claude,
+  "codex-cli": codex,
+  "grok-cli": grok,
+  "cursor-cli": cursor,
+};
 
 /** The adapter for `id`, or null when this version has none. */
 export function getHarness(id: HarnessId): HarnessAdapter | null {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned real coding-agent CLIs (Claude Code, Codex CLI) from npm into a cache dir,
+# Installs the pinned real coding-agent CLIs (Claude Code, Codex CLI, Grok Build) from npm into a cache dir,
 # so tests/vendor/ can run them against the local fake model servers.
 #
 #   scripts/install_vendor_clis.sh            # install (skips what is already there), print paths
@@ -8,15 +8,20 @@
 # Layout (one npm prefix per pinned version):
 #   $CACHE/claude-code-<ver>/node_modules/@anthropic-ai/claude-code-<platform>/claude   (native binary)
 #   $CACHE/codex-<ver>/node_modules/@openai/codex-<platform>/vendor/<triple>/bin/codex (native binary)
+#   $CACHE/grok-<ver>/bin/grok                       (native binary, decompressed from grok-<platform>/bin/grok.br)
 #
 # Only the npm registry is contacted. Both packages ship their native binary in an optional
 # dependency; Claude Code's postinstall merely links that binary over bin/claude.exe, so when the
 # postinstall is skipped or fails we link it ourselves and never need another download.
-# Output: the last two lines are `claude=<path>` and `codex=<path>`.
+# Grok Build ships its binary brotli-compressed in the optional `@xai-official/grok-<platform>` package;
+# its postinstall would decompress it into ~/.grok/bin. We install with --ignore-scripts (nothing is
+# written to the real ~/.grok) and decompress it ourselves with node's zlib, offline.
+# Output: the last lines are `claude=<path>`, `codex=<path>` and `grok=<path>`.
 set -euo pipefail
 
 CLAUDE_VERSION="2.1.328"
 CODEX_VERSION="0.169.0"
+GROK_VERSION="1.0.41"
 CACHE="${AITERM_VENDOR_CACHE:-$HOME/.cache/aiterm-vendor}"
 
 log() { printf '%s\n' "$*" >&2; }
@@ -41,11 +46,13 @@ Linux)
   claude_pkg="@anthropic-ai/claude-code-linux-${cpu}${libc_suffix}"
   codex_triple="${triple_cpu}-unknown-linux-musl"
   codex_pkg="@openai/codex-linux-${cpu}"
+  grok_pkg="@xai-official/grok-linux-${cpu}"
   ;;
 Darwin)
   claude_pkg="@anthropic-ai/claude-code-darwin-${cpu}"
   codex_triple="${triple_cpu}-apple-darwin"
   codex_pkg="@openai/codex-darwin-${cpu}"
+  grok_pkg="@xai-official/grok-darwin-${cpu}"
   ;;
 *) die "unsupported OS: $(uname -s)" ;;
 esac
@@ -55,6 +62,9 @@ codex_dir="$CACHE/codex-$CODEX_VERSION"
 claude_bin="$claude_dir/node_modules/$claude_pkg/claude"
 claude_wrapper="$claude_dir/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
 codex_bin="$codex_dir/node_modules/$codex_pkg/vendor/$codex_triple/bin/codex"
+grok_dir="$CACHE/grok-$GROK_VERSION"
+grok_br="$grok_dir/node_modules/$grok_pkg/bin/grok.br"
+grok_bin="$grok_dir/bin/grok"
 
 # Prints the version line when `$1 --version` contains `$2`, else fails.
 version_ok() {
@@ -106,5 +116,29 @@ else
   log "codex: installed ($v)"
 fi
 
+# --- Grok Build ------------------------------------------------------------------------------
+if v="$(HOME="$grok_dir" version_ok "$grok_bin" "$GROK_VERSION")"; then
+  log "grok: already installed ($v)"
+else
+  mkdir -p "$grok_dir"
+  [ -f "$grok_dir/package.json" ] || printf '{"name":"aiterm-vendor","private":true}\n' >"$grok_dir/package.json"
+  log "installing @xai-official/grok@$GROK_VERSION into $grok_dir ..."
+  (cd "$grok_dir" && npm install --no-audit --no-fund --no-save --loglevel=error --include=optional \
+    --ignore-scripts "@xai-official/grok@$GROK_VERSION" >&2) || die "npm install @xai-official/grok failed"
+  if [ ! -f "$grok_br" ]; then
+    (cd "$grok_dir" && npm install --no-audit --no-fund --no-save --loglevel=error --ignore-scripts \
+      "$grok_pkg@$GROK_VERSION" >&2) || die "npm install $grok_pkg failed"
+  fi
+  [ -f "$grok_br" ] || die "compressed Grok binary missing: $grok_br"
+  mkdir -p "$grok_dir/bin"
+  node -e 'const z=require("zlib"),fs=require("fs");const t=process.argv[2]+".tmp";
+fs.writeFileSync(t,z.brotliDecompressSync(fs.readFileSync(process.argv[1])));fs.chmodSync(t,0o755);
+fs.renameSync(t,process.argv[2]);' "$grok_br" "$grok_bin" || die "could not decompress $grok_br"
+  # HOME points into the cache so `--version` cannot touch the user's ~/.grok.
+  v="$(HOME="$grok_dir" version_ok "$grok_bin" "$GROK_VERSION")" || die "grok --version does not report $GROK_VERSION"
+  log "grok: installed ($v)"
+fi
+
 printf 'claude=%s\n' "$claude_bin"
 printf 'codex=%s\n' "$codex_bin"
+printf 'grok=%s\n' "$grok_bin"

@@ -86,7 +86,7 @@ async function validate(
       "HARNESS_NOT_SUPPORTED",
       `Cannot launch ${input.harness}: this aiterm version has no adapter for it yet`,
       {
-        suggestion: "use claude-code or codex-cli",
+        suggestion: "use claude-code, codex-cli, grok-cli or cursor-cli",
       },
     );
   }

@@ -177,7 +177,6 @@ Deno.test("bad launches fail before any session exists", opts, async () => {
     [{ harness: "claude-code", prompt: "x", image: ["relative.png"] }, "IMAGE_INVALID"],
     [{ harness: "claude-code", prompt: "x", image: [`${t.root}/missing.png`] }, "IMAGE_INVALID"],
     [{ harness: "claude-code", prompt: "x".repeat(70 * 1024) }, "INPUT_TOO_LARGE"],
-    [{ harness: "grok-cli" }, "HARNESS_NOT_SUPPORTED"],
   ];
   for (const [args, code] of cases) {
     const e = await c.err("agent_launch", { cwd: `${t.root}/proj`, ...args });

@@ -11,6 +11,7 @@
 /** Pinned versions (keep in sync with scripts/install_vendor_clis.sh). */
 export const CLAUDE_VERSION = "2.1.328";
 export const CODEX_VERSION = "0.169.0";
+export const GROK_VERSION = "1.0.41";
 
 /** The API key handed to both CLIs (any value works against the fake servers). */
 export const FAKE_API_KEY = "sk-ant-aiterm-fake-key-0123456789abcdefghij";
@@ -38,10 +39,12 @@ function isExecutable(path: string): boolean {
 }
 
 /** Paths of the installed real CLIs, or null for each one that is not in the cache. */
-export function findVendorClis(): { claude: string | null; codex: string | null } {
+export function findVendorClis(): { claude: string | null; codex: string | null; grok: string | null } {
   const cache = vendorCacheDir();
   const cpu = cpuName();
-  if (!cpu || (Deno.build.os !== "linux" && Deno.build.os !== "darwin")) return { claude: null, codex: null };
+  if (!cpu || (Deno.build.os !== "linux" && Deno.build.os !== "darwin")) {
+    return { claude: null, codex: null, grok: null };
+  }
   const os = Deno.build.os;
   const claudeDir = `${cache}/claude-code-${CLAUDE_VERSION}/node_modules/@anthropic-ai`;
   const claudeCandidates = os === "linux"
@@ -58,7 +61,8 @@ export function findVendorClis(): { claude: string | null; codex: string | null 
   const triple = os === "linux" ? `${cpu.triple}-unknown-linux-musl` : `${cpu.triple}-apple-darwin`;
   const codexPath =
     `${cache}/codex-${CODEX_VERSION}/node_modules/@openai/codex-${os}-${cpu.npm}/vendor/${triple}/bin/codex`;
-  return { claude, codex: isExecutable(codexPath) ? codexPath : null };
+  const grokPath = `${cache}/grok-${GROK_VERSION}/bin/grok`;
+  return { claude, codex: isExecutable(codexPath) ? codexPath : null, grok: isExecutable(grokPath) ? grokPath : null };
 }
 
 /** Options for `vendorHome`. */
@@ -76,7 +80,7 @@ export interface VendorHome extends AsyncDisposable {
   /** Full environment to launch the CLI with (`clearEnv`). */
   env: Record<string, string>;
   home: string;
-  /** Claude: `<home>/.claude`; Codex: CODEX_HOME (`<home>/.codex`). */
+  /** Claude: `<home>/.claude`; Codex: CODEX_HOME (`<home>/.codex`); Grok: `<home>/.grok`. */
   configDir: string;
   /** Kills leftover processes started with this home (by PID) and removes the directory. */
   cleanup(): Promise<void>;
@@ -118,8 +122,11 @@ function tomlString(s: string): string {
  * Codex: `CODEX_HOME/config.toml` with a `mock` Responses provider at `<apiUrl>/v1`, the background
  * daemon disabled (`features.daemon_auto_start = false`), update checks and analytics off, and
  * (optionally) the project trusted; env `MOCK_API_KEY`, `CODEX_HOME`.
+ * Grok: `~/.grok/config.toml` with a custom model `mock` (`api_backend = "responses"` at `<apiUrl>/v1`,
+ * `env_key = "MOCK_API_KEY"`) as the default, and (optionally) the project in `trusted_folders.toml`;
+ * env `MOCK_API_KEY`, `XAI_API_KEY` (a fake value, so the CLI never starts a sign-in).
  */
-export async function vendorHome(kind: "claude" | "codex", opts: VendorHomeOptions): Promise<VendorHome> {
+export async function vendorHome(kind: "claude" | "codex" | "grok", opts: VendorHomeOptions): Promise<VendorHome> {
   // Not under /tmp: Codex refuses to create its helper links in a "temporary dir" and says so on
   // stderr; a dir under the cache keeps that noise out of the screens.
   const parent = `${vendorCacheDir()}/homes`;
@@ -148,6 +155,30 @@ export async function vendorHome(kind: "claude" | "codex", opts: VendorHomeOptio
       DISABLE_TELEMETRY: "1",
       DISABLE_ERROR_REPORTING: "1",
     });
+  } else if (kind === "grok") {
+    configDir = `${home}/.grok`;
+    await Deno.mkdir(configDir, { recursive: true });
+    const lines = [
+      `[models]`,
+      `default = "mock"`,
+      ``,
+      `[model.mock]`,
+      `model = "mock-model"`,
+      `name = "Mock"`,
+      `base_url = ${tomlString(`${opts.apiUrl}/v1`)}`,
+      `env_key = "MOCK_API_KEY"`,
+      `api_backend = "responses"`,
+      `context_window = 128000`,
+      ``,
+    ];
+    await Deno.writeTextFile(`${configDir}/config.toml`, lines.join("\n"));
+    if (opts.trusted) {
+      await Deno.writeTextFile(
+        `${configDir}/trusted_folders.toml`,
+        `[folders.${tomlString(cwdReal)}]\ntrusted = true\ndecided_at = ${Math.floor(Date.now() / 1000)}\n`,
+      );
+    }
+    Object.assign(env, { MOCK_API_KEY: "mock-key", XAI_API_KEY: "xai-aiterm-fake-key" });
   } else {
     configDir = `${home}/.codex`;
     await Deno.mkdir(configDir, { recursive: true });

@@ -6,7 +6,7 @@ import { defineTool, type ToolDeps } from "../tool.ts";
 import { HarnessSchema, launchFields, LaunchOutputSchema } from "./agent_schemas.ts";
 
 const DESCRIPTION =
-  "Start a coding agent (harness: claude-code, codex-cli; model is a separate axis) in a fresh persistent session that shares your normal HOME, cwd, config, MCP servers, plugins, skills and trust. aiterm owns only completion-correlation state. The agent is told it is a sub-agent (parent session, delegation depth and lineage, delegation_allowed=true). With a prompt, the call returns as soon as the turn is dispatched: do not wait here. To be told when the turn ends, start wait_process in the background (exit 0 done, 3 timeout after 600 s, 4 closed, 7 error: the harness recorded an API error, no result); the receipt is authoritative and only done has a result. Then read the answer with pty_read(session_id, agent_transcript:true, cursor:event_cursor). Later turns go through pty_send: a running turn takes the text as a steer, an idle agent starts a new turn with a new event_cursor. Without prompt and trust_project the call returns at once with startup.not_checked.";
+  "Start a coding agent (harness: claude-code, codex-cli, grok-cli, cursor-cli; model is a separate axis — e.g. Composer is a Cursor model: harness=cursor-cli, model=composer-2.5-fast) in a fresh persistent session that shares your normal HOME, cwd, config, MCP servers, plugins, skills and trust. aiterm owns only completion-correlation state. The agent is told it is a sub-agent (parent session, delegation depth and lineage, delegation_allowed=true). With a prompt, the call returns as soon as the turn is dispatched: do not wait here. To be told when the turn ends, start wait_process in the background (exit 0 done, 3 timeout after 600 s, 4 closed, 7 error: the harness recorded an API error, no result); the receipt is authoritative and only done has a result. Then read the answer with pty_read(session_id, agent_transcript:true, cursor:event_cursor). Later turns go through pty_send: a running turn takes the text as a steer, an idle agent starts a new turn with a new event_cursor. Without prompt and trust_project the call returns at once with startup.not_checked.";
 
 function text(out: LaunchReceipt): string {
   const lines = [`session_id: ${out.session_id}`, `startup: ${out.startup.status} (${out.startup.reason})`];
@@ -50,3 +50,4 @@ function alias(name: string, harness: HarnessId) {
 
 export const claudeAgent = alias("claude_agent", "claude-code");
 export const codexAgent = alias("codex_agent", "codex-cli");
+export const grokAgent = alias("grok_agent", "grok-cli");

@@ -1,6 +1,6 @@
 /** Every tool the server offers, in listing order. */
 import type { ToolDef } from "../tool.ts";
-import { agentLaunch, claudeAgent, codexAgent } from "./agent_launch.ts";
+import { agentLaunch, claudeAgent, codexAgent, grokAgent } from "./agent_launch.ts";
 import { agentModels } from "./agent_models.ts";
 import { diagnostics } from "./diagnostics.ts";
 import { ptyClose } from "./pty_close.ts";
@@ -24,4 +24,5 @@ export const ALL_TOOLS: ToolDef[] = [
   agentModels,
   claudeAgent,
   codexAgent,
+  grokAgent,
 ] as unknown as ToolDef[];

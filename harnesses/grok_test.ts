@@ -1,0 +1,245 @@
+import { join } from "node:path";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import {
+  answerGrokStartupDialog,
+  buildGrokLaunch,
+  classifyGrokScreen,
+  grok,
+  grokComposerHolds,
+  grokComposerText,
+  grokCwdKey,
+  locateGrokTranscript,
+  parseGrokModelCatalog,
+  parseGrokTurns,
+} from "./grok.ts";
+import type { LaunchOptions, ScreenState } from "./types.ts";
+
+const dir = new URL("./testdata/grok/", import.meta.url);
+const screen = (name: string) => Deno.readTextFileSync(new URL(`screens/${name}.txt`, dir));
+const sample = (name: string) => Deno.readTextFileSync(new URL(`samples/${name}`, dir));
+const short = (s: ScreenState) => s.kind === "blocked" ? `blocked:${s.reason}` : s.kind;
+
+/** Reference screens (lab, 1.0.41) and real captures (`real-*`, this repo's fake server) with their states. */
+const EXPECTED: Record<string, string> = {
+  "grok-01-first-launch": "ready",
+  "grok-02-reply": "ready", // ghost suggestion "Mock title" in the composer
+  "grok-03-after-ctrlq": "ready",
+  "grok-04-slash-quit-typed": "ready", // a draft with the slash-command menu above the composer
+  "grok-05-after-quit": "exited",
+  "grok-06-start-with-mcp": "ready",
+  "grok-07-busy": "busy",
+  "grok-08-after-slow": "ready",
+  "grok-09-toolcall": "ready",
+  "grok-10-permission": "blocked:approval_required",
+  "grok-11-perm-2": "ready", // after the permission was answered
+  "grok-12-after-tool": "ready",
+  "grok-13-mcp": "blocked:approval_required", // MCP tool permission
+  "grok-14-after-mcp": "ready",
+  "grok-15-err400": "ready",
+  "grok-16-cancelled": "busy", // captured while the SLOW turn still ran
+  "grok-17-ctrlc-cancel": "ready",
+  "grok-18-after-cancel": "ready",
+  "grok-19-cleared": "ready",
+  "grok-20-project-hooks-launch": "blocked:trust_required",
+  "grok-21-after-trust": "ready",
+  "real-01-launch": "ready",
+  "real-02-busy-early": "ready",
+  "real-04-busy": "busy",
+  "real-05-after-slow": "ready",
+  "real-06-err": "ready",
+  "real-07-quit": "exited",
+};
+
+Deno.test("classifyGrokScreen() classifies every reference and real screen", () => {
+  const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, "")).sort();
+  assertEquals(names, Object.keys(EXPECTED).sort());
+  for (const name of names) assertEquals(short(classifyGrokScreen(screen(name))), EXPECTED[name], name);
+  assertEquals(classifyGrokScreen(screen("grok-05-after-quit")), {
+    kind: "exited",
+    detail: "grok --resume 01a23701-2a3a-76a0-9654-f54a7b824d20",
+  });
+  assertEquals(classifyGrokScreen(screen("real-07-quit")), {
+    kind: "exited",
+    detail: "grok --resume 9fe30d32-7091-4dad-9989-d16a2767de11",
+  });
+  assertEquals(classifyGrokScreen(screen("grok-13-mcp")), {
+    kind: "blocked",
+    reason: "approval_required",
+    detail: "Allow (Probe) Echo?",
+  });
+});
+
+const IDLE_TAIL =
+  "\n  ╭────────────────╮\n  │ ❯              │\n  ╰──── Mock ──────╯\n  Shift+Tab:mode  │  Ctrl+x:shortcuts";
+
+Deno.test("classifyGrokScreen() lets only the bottom decide", () => {
+  // The trust dialog in scrollback, an idle composer below: ready.
+  assertEquals(classifyGrokScreen(screen("grok-20-project-hooks-launch") + IDLE_TAIL).kind, "ready");
+  // An old shell prompt in scrollback above the launch is never "ready" or "exited" once the TUI drew.
+  assertEquals(classifyGrokScreen("user@h:~/p$ ls\nfoo\nuser@h:~/p$ grok --trust -s x" + IDLE_TAIL).kind, "ready");
+  // Only the shell line that launched grok: nothing drawn yet.
+  assertEquals(classifyGrokScreen("old text\nuser@h:~/p$ /opt/grok --trust -s x").kind, "starting");
+  assertEquals(classifyGrokScreen("user@h:~/p$ ").kind, "exited");
+  // An earlier run's exit text above this launch's command line: this launch has drawn nothing yet.
+  assertEquals(
+    classifyGrokScreen("Resume this session with:\n  grok --resume abc\nuser@h:~/p$ grok --trust").kind,
+    "starting",
+  );
+  // A busy screen above, an idle composer at the bottom.
+  assertEquals(classifyGrokScreen(screen("grok-07-busy") + "\n" + IDLE_TAIL).kind, "ready");
+  // The trust dialog is never input-ready.
+  assertEquals(short(classifyGrokScreen(screen("grok-20-project-hooks-launch"))), "blocked:trust_required");
+});
+
+Deno.test("classifyGrokScreen() decides busy only from the in-progress display", () => {
+  const hooksLine = "     Worked for 0.3s\n  [hooks: stop ✓]\n" + IDLE_TAIL;
+  assertEquals(classifyGrokScreen(hooksLine).kind, "ready");
+  const spinner = "     ❯ SLOW\n    ⠧ Waiting for response… 2.9s          3.0s ⇣2.26k [stop]\n" + IDLE_TAIL;
+  assertEquals(classifyGrokScreen(spinner).kind, "busy");
+});
+
+Deno.test("answerGrokStartupDialog() answers trust with y only when asked to", () => {
+  assertEquals(answerGrokStartupDialog(screen("grok-20-project-hooks-launch"), true), [{ text: "y" }]);
+  assertEquals(answerGrokStartupDialog(screen("grok-20-project-hooks-launch"), false), null);
+  assertEquals(answerGrokStartupDialog(screen("grok-10-permission"), true), null);
+  assertEquals(answerGrokStartupDialog(screen("grok-06-start-with-mcp"), true), null);
+});
+
+Deno.test("grokComposerText() reads drafts and ignores ghost suggestions", () => {
+  assertEquals(grokComposerText(screen("grok-04-slash-quit-typed")), "/quit");
+  assertEquals(grokComposerText(screen("grok-17-ctrlc-cancel")), "SLOW cancel via ctrl-c");
+  assertEquals(grokComposerText(screen("grok-02-reply")), ""); // "Mock title" is a suggestion
+  assertEquals(grokComposerText(screen("real-05-after-slow")), "");
+  assertEquals(grokComposerText(screen("grok-06-start-with-mcp")), "");
+  assert(grokComposerHolds(screen("grok-17-ctrlc-cancel"), "SLOW cancel via ctrl-c"));
+  assert(!grokComposerHolds(screen("grok-02-reply"), "Mock title"));
+  assertEquals(grokComposerText(screen("grok-10-permission")), null);
+});
+
+const opts: LaunchOptions = {
+  bin: "/b/grok",
+  cwd: "/w",
+  model: null,
+  reasoningEffort: null,
+  writeScope: null,
+  fast: null,
+  images: [],
+  sessionUuid: "11111111-2222-4333-8444-555555555555",
+};
+
+Deno.test("buildGrokLaunch() passes --trust, pins -s, and maps model, effort and read-only", () => {
+  assertEquals(buildGrokLaunch(opts), {
+    argv: ["/b/grok", "--trust", "-s", opts.sessionUuid],
+    env: {},
+    writeScopeEnforcement: null,
+    pinnedSessionId: opts.sessionUuid,
+  });
+  const full = buildGrokLaunch({ ...opts, model: "mock", reasoningEffort: "high", writeScope: "read-only" });
+  assertEquals(full.argv, [
+    "/b/grok",
+    "--trust",
+    "-s",
+    opts.sessionUuid,
+    "-m",
+    "mock",
+    "--reasoning-effort",
+    "high",
+    "--sandbox",
+    "read-only",
+  ]);
+  assertEquals(full.writeScopeEnforcement, "enforced_read_only");
+  assertEquals(
+    buildGrokLaunch({ ...opts, writeScope: "only src/" }).writeScopeEnforcement,
+    "declaration_only_unsupported",
+  );
+  assertEquals(grok.id, "grok-cli");
+});
+
+Deno.test("grokCwdKey() percent-encodes like the CLI (real 1.0.41 folder name)", () => {
+  assertEquals(grokCwdKey("/home/user/work/proj-c"), "%2Fhome%2Fuser%2Fwork%2Fproj-c");
+  assertEquals(
+    grokCwdKey("/tmp/gprobe/run-38fc1074b6c4698f/proj a+b~c(d)é"),
+    "%2Ftmp%2Fgprobe%2Frun-38fc1074b6c4698f%2Fproj%20a%2Bb~c%28d%29%C3%A9",
+  );
+});
+
+Deno.test("locateGrokTranscript() finds updates.jsonl of the pinned session under the realpath cwd", async () => {
+  const base = await Deno.makeTempDir({ prefix: "grok-loc-" });
+  try {
+    const cwd = join(base, "proj (x)");
+    await Deno.mkdir(cwd);
+    await Deno.symlink(cwd, join(base, "link"));
+    const sid = "22222222-3333-4444-8555-666666666666";
+    const env = { HOME: join(base, "home") };
+    const ctx = { cwd: join(base, "link"), env, since: 0, pinnedSessionId: sid };
+    assertEquals(await locateGrokTranscript(ctx), []);
+    const sdir = join(base, "home", ".grok", "sessions", grokCwdKey(await Deno.realPath(cwd)), sid);
+    await Deno.mkdir(sdir, { recursive: true });
+    await Deno.writeTextFile(join(sdir, "updates.jsonl"), "");
+    assertEquals(await locateGrokTranscript(ctx), [join(sdir, "updates.jsonl")]);
+    assertEquals(await locateGrokTranscript({ ...ctx, pinnedSessionId: null }), []);
+    const gh = join(base, "gh");
+    const sdir2 = join(gh, "sessions", grokCwdKey(await Deno.realPath(cwd)), sid);
+    await Deno.mkdir(sdir2, { recursive: true });
+    await Deno.writeTextFile(join(sdir2, "updates.jsonl"), "");
+    assertEquals(await locateGrokTranscript({ ...ctx, env: { ...env, GROK_HOME: gh } }), [
+      join(await Deno.realPath(gh), "sessions", grokCwdKey(await Deno.realPath(cwd)), sid, "updates.jsonl"),
+    ]);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("parseGrokTurns() reads the lab sample: answers, tool turns, the 400 error, the cancelled turn", () => {
+  const turns = parseGrokTurns(sample("grok-updates.jsonl"));
+  assertEquals(turns.map((t) => [t.turnId, t.prompt, t.status]), [
+    ["0", "SLOW answer", "done"],
+    ["1", "TOOLCALL now", "done"],
+    ["2", "TOOLCALL again", "done"],
+    ["3", "MCPCALL now", "done"],
+    ["4", "ERR400 now", "error"],
+    ["5", "SLOW then cancel", "done"],
+    ["6", "SLOW cancel via ctrl-c", "running"],
+  ]);
+  assertEquals(turns[0]!.answer, "MOCK_REPLY line one.\nSecond line for: <user_query> SLOW answer </user_query>");
+  assertEquals(turns[2]!.answer, "MOCK_AFTER_TOOL done.");
+  assertEquals(turns[4]!.error, "API error (status 400 Bad Request): invalid_request_error: Mock 400 error");
+  assertEquals(turns[4]!.answer, null);
+});
+
+Deno.test("parseGrokTurns() reads the real capture and survives a torn last line", () => {
+  const text = sample("real-updates.jsonl");
+  const turns = parseGrokTurns(text);
+  assertEquals(turns.map((t) => [t.index, t.status]), [[0, "done"], [1, "done"], [2, "error"]]);
+  assertEquals(turns[0]!.answer, "MOCK_REPLY <user_query>");
+  const lines = text.trimEnd().split("\n");
+  const torn = lines.slice(0, -1).join("\n") + "\n" + lines[lines.length - 1]!.slice(0, 40);
+  assertEquals(parseGrokTurns(torn).map((t) => t.status), ["done", "done", "running"]);
+});
+
+Deno.test("parseGrokTurns() ends the right turn when the next turn's records come first", () => {
+  const sid = "s";
+  const u = (seq: number, update: Record<string, unknown>, meta: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      method: "session/update",
+      params: { sessionId: sid, update, _meta: { eventId: `${sid}-${seq}`, ...meta } },
+    });
+  const text = [
+    u(1, { sessionUpdate: "user_message_chunk", content: { type: "text", text: "one" }, _meta: { promptIndex: 0 } }),
+    u(2, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ans " } }, { promptId: "p0" }),
+    u(3, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "one" } }, { promptId: "p0" }),
+    u(4, { sessionUpdate: "user_message_chunk", content: { type: "text", text: "two" }, _meta: { promptIndex: 1 } }),
+    u(5, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ans two" } }, { promptId: "p1" }),
+    u(6, { sessionUpdate: "turn_completed", prompt_id: "p0", stop_reason: "end_turn" }),
+  ].join("\n");
+  const turns = parseGrokTurns(text);
+  assertEquals(turns.map((t) => [t.turnId, t.status, t.answer]), [["0", "done", "ans one"], ["1", "running", null]]);
+});
+
+Deno.test("parseGrokModelCatalog() reads `grok models` (real 1.0.41 output with a custom model)", () => {
+  const out = "Model 'mock' is using its own API key.\n\nDefault model: mock\n\nAvailable models:\n" +
+    "  - grok-4.6\n  - grok-4.5\n  * mock (default)\n";
+  const cat = parseGrokModelCatalog(out);
+  assertEquals(cat.defaultModel, "mock");
+  assertEquals(cat.models.map((m) => m.id), ["grok-4.6", "grok-4.5", "mock"]);
+});
