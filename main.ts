@@ -11,6 +11,7 @@ import { VERSION } from "./lib/version.ts";
 import { runWait } from "./lib/wait_cli.ts";
 import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
 import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
+import { runRemoteWait } from "./lib/remote/mod.ts";
 
 const USAGE = "usage: aiterm-mcp [serve|wait|setup|errors|hook|version] [--help]";
 
@@ -24,6 +25,9 @@ const HELP: Record<string, string> = {
   The same program ships as aiterm-wait.`,
   setup: SETUP_HELP,
   errors: ERRORS_HELP,
+  "remote-wait": `aiterm-mcp remote-wait -- ssh … <remote aiterm-mcp wait …>
+  Runs a remote agent's waiter and starts it again when ssh itself fails (exit 255); the remote waiter's
+  exit code (0 done, 3 timeout, 4 closed, 7 error) is passed through. Used by remote wait_process receipts.`,
   hook: `aiterm-mcp hook <name>
   Entry point for hooks aiterm installs into AI clients. Not built yet.`,
   version: `aiterm-mcp version
@@ -54,6 +58,7 @@ async function main(args: string[]): Promise<void> {
   if (sub === "wait") Deno.exit(await runWait(rest, Deno.env.toObject()));
   if (sub === "setup") Deno.exit(await runSetup(rest));
   if (sub === "errors") Deno.exit(await runErrorsCommand(rest, Deno.env.toObject()));
+  if (sub === "remote-wait" && !rest.includes("--help") && !rest.includes("-h")) Deno.exit(await runRemoteWait(rest));
   let parsed;
   try {
     parsed = parseArgs({

@@ -11,3 +11,4 @@ export {
   secretOf,
 } from "./ssh.ts";
 export type { PreparedRemote, RemoteShell } from "./ssh.ts";
+export { runRemoteWait } from "./remote_wait.ts";

@@ -6,6 +6,7 @@
  * a helper script (no secret in it) prints an environment variable that is set only for that ssh
  * child. Without a passphrase ssh runs with BatchMode=yes and never prompts.
  */
+import { selfCommand } from "../self_command.ts";
 import { join } from "node:path";
 import { AppError } from "../errors.ts";
 import { ensurePrivateDir } from "../state/mod.ts";
@@ -295,7 +296,8 @@ export function secretOf(env: Record<string, string>): string | null {
 
 /**
  * The wait_process of a remote agent turn: ssh to the remote waiter (`aiterm-mcp wait …` there).
- * Exit 255 is ssh failing, not the waiter: start it again (it re-observes from the same cursor).
+ * Wrapped in the local `aiterm-mcp remote-wait`, which starts it again when ssh fails (exit 255) so
+ * it re-observes from the same cursor; the remote waiter's own exit codes are final.
  * It never carries a passphrase: it rides the shared connection, or needs a key that BatchMode can use.
  */
 export function remoteWaitProcess(
@@ -305,9 +307,11 @@ export function remoteWaitProcess(
   const i = remoteArgs.indexOf("--session");
   const waitArgs = i >= 0 ? remoteArgs.slice(i) : remoteArgs;
   const sshArgs = prepared.sshArgs.map((a) => a === "BatchMode=no" ? "BatchMode=yes" : a);
+  // A local remote-wait runs the ssh waiter and starts it again when ssh itself fails (exit 255).
+  const [executable, ...prefix] = selfCommand("remote-wait");
   return {
-    executable: "ssh",
-    args: [...sshArgs, remoteCommand(prepared.shell, "wait", waitArgs)],
+    executable: executable!,
+    args: [...prefix, "--", "ssh", ...sshArgs, remoteCommand(prepared.shell, "wait", waitArgs)],
     windows_start_process_argument_list: null,
   };
 }

@@ -155,3 +155,50 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "remote: agent_launch on the remote host; its wait_process (remote-wait over ssh) and answer come back",
+  opts,
+  async () => {
+    const remoteHome = await Deno.makeTempDir({ dir: "/tmp", prefix: "ait-rh-" });
+    await using sshd = await startSshd({
+      CODEX_BIN: new URL("../fixtures/bin/codex", import.meta.url).pathname,
+      CODEX_HOME: `${remoteHome}/.codex`,
+    });
+    await using t = await makeTestEnv();
+    const control = `${t.stateDir}/ssh`;
+    try {
+      await using c = await connect(t.env);
+      const remote = sshd.remote();
+      const l = await c.ok<{
+        session_id: string;
+        event_cursor: number;
+        wait_process: { executable: string; args: string[] };
+        remote_host: string;
+      }>("agent_launch", { harness: "codex-cli", cwd: remoteHome, prompt: "remote task", remote });
+      assertEquals([l.event_cursor, l.remote_host], [0, "127.0.0.1"]);
+      assert(l.wait_process.args.includes("remote-wait"), JSON.stringify(l.wait_process));
+      assert(l.wait_process.args.includes("ssh"), "the waiter does not go through ssh");
+      const waited = await new Deno.Command(l.wait_process.executable, {
+        args: l.wait_process.args,
+        env: t.env,
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assertEquals(waited.code, 0, new TextDecoder().decode(waited.stderr));
+      assertStringIncludes(new TextDecoder().decode(waited.stdout), '"outcome":"done"');
+      const a = await c.ok<{ text: string }>("pty_read", {
+        session_id: l.session_id,
+        agent_transcript: true,
+        cursor: 0,
+        remote,
+      });
+      assertStringIncludes(a.text, "ANSWER(");
+      await c.ok("pty_close", { session_id: l.session_id, remote });
+    } finally {
+      await stopMasters(control);
+      await Deno.remove(remoteHome, { recursive: true }).catch(() => {});
+    }
+  },
+);
