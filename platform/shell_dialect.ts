@@ -16,6 +16,8 @@ export interface ShellDialect {
   sentinelSuffix(nonce: string): string;
   /** Matches the printed sentinel (never the echoed command line) and captures the exit status. */
   sentinelPattern(nonce: string): RegExp;
+  /** Matches the echo of a {@link scriptLine} wrapper in output (so reads can show a short marker instead). */
+  scriptEchoPattern: RegExp;
 }
 
 /** Quotes a string for a POSIX shell: single quotes, with `'` written as `'\''`. */
@@ -42,6 +44,7 @@ const posix: ShellDialect = {
   sentinelPattern(nonce: string): RegExp {
     return new RegExp(`__AITERM_${nonce}_(\\d+)__`);
   },
+  scriptEchoPattern: /eval "\$\(printf '%s\\n'(?: '(?:[^']|'\\'')*')+\)"/g,
 };
 
 function base64Utf8(s: string): string {
@@ -68,6 +71,8 @@ const pwsh: ShellDialect = {
   sentinelPattern(nonce: string): RegExp {
     return new RegExp(`__AITERM_${nonce}_(-?\\d+)__`);
   },
+  scriptEchoPattern:
+    /\. \(\[ScriptBlock\]::Create\(\[Text\.Encoding\]::UTF8\.GetString\(\[Convert\]::FromBase64String\('[A-Za-z0-9+\/=]*'\)\)\)\)/g,
 };
 
 const POSIX_SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "busybox", "oksh", "loksh"]);

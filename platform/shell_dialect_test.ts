@@ -60,3 +60,12 @@ Deno.test("pwsh sentinel captures $? and $LASTEXITCODE first, and its echo canno
   assertMatch("\n__AITERM_abc123abc123abcd_0__\n", pwsh.sentinelPattern("abc123abc123abcd"));
   assertEquals(pwshQuote("it's ‘x’"), "'it''s ‘‘x’’'");
 });
+
+Deno.test("scriptEchoPattern matches exactly the echo of each dialect's wrapper", () => {
+  const script = "a='it''s'\ncat <<EOF\n$a \"q\"\nEOF";
+  const echoed = `root@h:~# ${posix.scriptLine(script)}\nit's\n`;
+  assertEquals(echoed.replace(posix.scriptEchoPattern, "<S>"), "root@h:~# <S>\nit's\n");
+  const ps = `PS C:\\> ${pwsh.scriptLine("Write-Output 1\nWrite-Output 2")}\n1\n2`;
+  assertEquals(ps.replace(pwsh.scriptEchoPattern, "<S>"), "PS C:\\> <S>\n1\n2");
+  assertEquals('eval "$(date)"'.replace(posix.scriptEchoPattern, "<S>"), 'eval "$(date)"');
+});

@@ -4,6 +4,7 @@
  */
 import { AppError } from "../errors.ts";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { completeUtf8Prefix, leadingContinuationBytes, logExtent, readLog } from "./output_log.ts";
 import { reduceOutput, stripControl } from "./reduce/mod.ts";
@@ -221,6 +222,10 @@ export async function readSession(
     if (input.raw) {
       out = text;
     } else {
+      // The echo of aiterm's own multi-line wrapper says nothing the caller did not send: show a marker.
+      for (const id of ["posix", "pwsh"] as const) {
+        text = text.replace(dialectById(id).scriptEchoPattern, "⟨aiterm multi-line script⟩");
+      }
       const r = reduceOutput(text, {
         sessionId: id,
         command: lastSend && lastSend.cursor >= textStart ? lastSend.text : null,

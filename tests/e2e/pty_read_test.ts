@@ -221,3 +221,17 @@ Deno.test("a command printing 100 MB leaves reads and the log bounded", opts, as
   const tail = await c.ok<Read>("pty_read", { session_id: id, cursor: Math.max(0, r.end - 4096), raw: true });
   assertStringIncludes(tail.text, "big-done");
 });
+
+Deno.test("a multi-line script's wrapper echo is shown as a short marker, its output in full", opts, async () => {
+  await using t = await makeTestEnv();
+  await using c = await connect(t.env);
+  const id = await open(c, { cwd: t.root });
+  await c.ok("pty_read", { session_id: id });
+  await c.ok("pty_send", { session_id: id, text: "x='a b'\necho \"got $x\"\necho done-2" });
+  const r = await c.ok<Read>("pty_read", { session_id: id, wait: true });
+  assertStringIncludes(r.text, "got a b");
+  assertStringIncludes(r.text, "done-2");
+  assert(!r.text.includes("printf '%s"), `the wrapper leaked: ${r.text}`);
+  const raw = await c.ok<Read>("pty_read", { session_id: id, cursor: 0, raw: true });
+  assertStringIncludes(raw.text, "printf '%s");
+});
