@@ -10,3 +10,5 @@ export type { WaitOutcome } from "./waiter.ts";
 export { waitProcessFor } from "./wait_process.ts";
 export type { WaitProcess } from "./wait_process.ts";
 export { readAgentRecord } from "./record.ts";
+export { observeAgent } from "./observe.ts";
+export type { AgentObservation } from "./observe.ts";

@@ -306,3 +306,42 @@ Deno.test(
     assertEquals((await runWaiter(t, l.wait_process!)).code, 0);
   },
 );
+
+Deno.test(
+  "pty_observe names what an agent is stuck on: a sign-in screen; plain terminals have no agent",
+  opts,
+  async () => {
+    await using t = await agentEnv({ FAKE_MODE: "login" });
+    await using c = await connect(t.env);
+    const l = await c.ok<Launch>("agent_launch", { harness: "claude-code", cwd: `${t.root}/proj`, prompt: "x" });
+    const o = await c.ok<{ state: string; reason: string; agent: { state: string; reason: string } | null }>(
+      "pty_observe",
+      { session_id: l.session_id },
+    );
+    assertEquals([o.state, o.reason, o.agent?.reason], [
+      "blocked",
+      "vendor_onboarding_required",
+      "vendor_onboarding_required",
+    ]);
+    const plain = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+    assertEquals((await c.ok<{ agent: unknown }>("pty_observe", { session_id: plain.session_id })).agent, null);
+  },
+);
+
+Deno.test("pty_observe reports approval_required while a turn waits on a permission prompt", opts, async () => {
+  await using t = await agentEnv();
+  await using c = await connect(t.env);
+  const l = await c.ok<Launch>("agent_launch", {
+    harness: "claude-code",
+    cwd: `${t.root}/proj`,
+    trust_project: true,
+    prompt: "PERM please",
+  });
+  const o = await eventually(async () => {
+    const r = await c.ok<{ state: string; reason: string }>("pty_observe", { session_id: l.session_id });
+    return r.state === "blocked" ? r : null;
+  });
+  assertEquals(o.reason, "approval_required");
+  const e = await c.err("pty_send", { session_id: l.session_id, text: "more" });
+  assertEquals(e.code, "AGENT_BLOCKED");
+});

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
+import { observeAgent } from "../../agent/mod.ts";
 import { observeSession } from "../../terminal/mod.ts";
 import { defineTool, SessionIdSchema } from "../tool.ts";
 
@@ -7,7 +8,7 @@ export const ptyObserve = defineTool({
   name: "pty_observe",
   title: "Observe a terminal's state and activity",
   description:
-    "Structured liveness without any screen or command text: whether the pane is alive, the foreground process identity (pid, start identity, argv digest), the state (idle_shell, running, nested, blocked with reason harness_stopped when the foreground is stopped, ended), and an activity cursor. Pass the cursor back on the next call to get whether the screen changed and CPU used per process in between (cpu_delta_complete=false when a process vanished).",
+    "Structured liveness without any screen or command text: whether the pane is alive, the foreground process identity (pid, start identity, argv digest), the state (idle_shell, running, nested, blocked with reason harness_stopped when the foreground is stopped or — for agents — the dialog it waits on, such as approval_required or vendor_onboarding_required, ended), and an activity cursor. Pass the cursor back on the next call to get whether the screen changed and CPU used per process in between (cpu_delta_complete=false when a process vanished).",
   input: z.object({
     session_id: SessionIdSchema,
     generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
@@ -28,6 +29,13 @@ export const ptyObserve = defineTool({
       argv_digest: z.string().nullable().describe("sha256 of its argv (the text is never returned)"),
       is_shell: z.boolean().describe("The foreground is the session's own shell"),
     }).strict().nullable().describe("The foreground process (Linux); null where the OS does not expose it"),
+    agent: z.object({
+      harness: z.string().describe("The agent's harness"),
+      state: z.enum(["ready", "busy", "blocked", "starting", "exited"]).describe("From the harness's own screen rules"),
+      reason: z.string().nullable().describe(
+        "Why it is blocked or exited: approval_required, vendor_onboarding_required, trust_required, rate_limited, service_unreachable, harness_exited, …",
+      ),
+    }).strict().nullable().describe("Agent sessions: what the agent is doing or stuck on; null for plain terminals"),
     activity: z.object({
       cursor: z.string().describe("Pass back on the next call"),
       screen_digest: z.string().nullable().describe("sha256 of the visible screen"),
@@ -46,6 +54,16 @@ export const ptyObserve = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     await deps.terminal.checkGeneration(input.session_id, input.generation);
-    return await observeSession(deps.terminal, input.session_id, input.cursor ?? null);
+    const base = await observeSession(deps.terminal, input.session_id, input.cursor ?? null);
+    const agent = await observeAgent(deps.terminal, input.session_id);
+    if (!agent) return { ...base, agent: null };
+    // An agent stuck on a dialog is blocked with the harness's reason, whatever the process table says.
+    if (agent.state === "blocked" && base.state !== "ended") {
+      return { ...base, state: "blocked" as const, reason: agent.reason ?? "blocked", agent };
+    }
+    if (agent.state === "exited" && base.state === "ended") {
+      return { ...base, reason: agent.reason ?? base.reason, agent };
+    }
+    return { ...base, agent };
   },
 });
