@@ -6,8 +6,9 @@
  * the real trust dialog; the project is a git repository because Codex 0.169.0 asks about trust only
  * inside one. The tests are ignored, with the reason in their names, when tmux or the CLIs are missing.
  */
+import { gitProject, runWaiter, serverEnv, type WaitProcess } from "../helpers/agent.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
+import { eventually, hasTmux, makeTestEnv } from "../helpers/env.ts";
 import { connect, type TestClient } from "../helpers/mcp.ts";
 import { findVendorClis, killProcessesUsing, vendorHome } from "../helpers/vendor.ts";
 import { startFakeAnthropic } from "../fixtures/fake_api/anthropic.ts";
@@ -17,10 +18,6 @@ const clis = findVendorClis();
 const why = (cli: string | null) =>
   !hasTmux ? " [ignored: tmux missing]" : cli ? "" : " [ignored: run scripts/install_vendor_clis.sh first]";
 
-interface WaitProcess {
-  executable: string;
-  args: string[];
-}
 interface Launch {
   session_id: string;
   startup: { status: string; reason: string };
@@ -34,42 +31,6 @@ interface Send {
   joined_event_cursor: number | null;
   wait_process: WaitProcess | null;
   submit_residue: boolean | null;
-}
-
-/** Variables of the test process that must not reach a real CLI (keys, endpoints, config dirs). */
-const VENDOR_VAR = /^(?:ANTHROPIC_|CLAUDE_|CLAUDECODE|OPENAI_|CODEX_|MOCK_API_KEY$|HTTPS?_PROXY$|ALL_PROXY$)/i;
-
-/** The server's environment: the test env (state dir, socket) with the CLI's throwaway HOME on top. */
-function serverEnv(t: TestEnv, cli: Record<string, string>, extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(t.env)) if (!VENDOR_VAR.test(k)) env[k] = v;
-  return { ...env, ...cli, ...extra };
-}
-
-/** A fresh git repository (realpath) for the CLI to work in. */
-async function gitProject(t: TestEnv): Promise<string> {
-  const dir = `${t.root}/proj`;
-  await Deno.mkdir(dir);
-  const r = await new Deno.Command("git", { args: ["init", "-q", dir], stdout: "null", stderr: "null" }).output();
-  assert(r.success, "git init");
-  return await Deno.realPath(dir);
-}
-
-/** Runs a receipt's wait_process (aiterm-wait) with the server's environment. */
-async function runWaiter(
-  env: Record<string, string>,
-  wp: WaitProcess,
-  timeoutS = 60,
-): Promise<{ code: number; json: Record<string, unknown> }> {
-  const out = await new Deno.Command(wp.executable, {
-    args: [...wp.args, "--timeout", String(timeoutS)],
-    env,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  return { code: out.code, json: text ? JSON.parse(text) : {} };
 }
 
 async function answer(c: TestClient, session_id: string, cursor: number): Promise<string> {

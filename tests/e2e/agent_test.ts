@@ -3,6 +3,7 @@
  * claude and codex CLIs of tests/fixtures/bin (they draw the real screens and write the real
  * transcript formats).
  */
+import { runWaiter } from "../helpers/agent.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
 import { connect, type TestClient } from "../helpers/mcp.ts";
@@ -31,21 +32,6 @@ async function agentEnv(extra: Record<string, string> = {}): Promise<TestEnv> {
   return t;
 }
 
-async function runWaiter(
-  t: TestEnv,
-  wp: { executable: string; args: string[] },
-): Promise<{ code: number; json: Record<string, unknown> }> {
-  const out = await new Deno.Command(wp.executable, {
-    args: [...wp.args, "--timeout", "60"],
-    env: t.env,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  return { code: out.code, json: text ? JSON.parse(text) : {} };
-}
-
 async function answer(c: TestClient, session_id: string, cursor: number): Promise<string> {
   const r = await c.ok<{ text: string }>("pty_read", { session_id, agent_transcript: true, cursor });
   return r.text;
@@ -68,7 +54,7 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
       assertEquals(l.initial_prompt.status, "started");
       assertEquals(l.event_cursor, 0);
       assert(l.wait_process, "no wait_process");
-      const w = await runWaiter(t, l.wait_process);
+      const w = await runWaiter(t.env, l.wait_process);
       assertEquals([w.code, w.json.outcome], [0, "done"]);
       assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER(");
       // A second turn after the first.
@@ -79,7 +65,7 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
         text: "second task",
       });
       assertEquals([s2.mode, s2.event_cursor], ["agent_dispatch", 1]);
-      assertEquals((await runWaiter(t, s2.wait_process)).code, 0);
+      assertEquals((await runWaiter(t.env, s2.wait_process)).code, 0);
       assertStringIncludes(await answer(c, l.session_id, 1), "ANSWER(second task");
       assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER([aiterm] You are a sub-agent");
       // A steer while a slow turn runs joins that turn: no new cursor, one completion.
@@ -103,7 +89,7 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
         },
       );
       assertEquals([steer.mode, steer.event_cursor, steer.joined_event_cursor], ["agent_steer", null, 2]);
-      assertEquals((await runWaiter(t, slow.wait_process)).code, 0);
+      assertEquals((await runWaiter(t.env, slow.wait_process)).code, 0);
       assertStringIncludes(await answer(c, l.session_id, 2), "SLOW third task");
       const argv = await Deno.readTextFile(`${t.root}/argv.log`);
       assert(argv.length > 0, "the fake CLI did not log its argv");
@@ -119,7 +105,7 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
       trust_project: true,
       prompt: "APIERR please",
     });
-    const w = await runWaiter(t, l.wait_process!);
+    const w = await runWaiter(t.env, l.wait_process!);
     assertEquals([w.code, w.json.outcome], [7, "error"]);
     const e = await c.err("pty_read", { session_id: l.session_id, agent_transcript: true, cursor: 0 });
     assertEquals(e.code, "AGENT_TURN_ERROR");
@@ -209,7 +195,7 @@ Deno.test("the launched agent knows it is a sub-agent: lineage in its environmen
     prompt: "who are you",
     session_name: "child_a",
   });
-  await runWaiter(t, l.wait_process!);
+  await runWaiter(t.env, l.wait_process!);
   const pid = (await t.tmux("display", "-p", "-t", "=child_a:", "#{pane_pid}")).stdout.trim();
   const env = (await Deno.readTextFile(`/proc/${pid}/environ`)).split("\0").join("\n");
   assertStringIncludes(env, "AITERM_DELEGATION_DEPTH=2");
@@ -256,7 +242,7 @@ Deno.test("a waiter from a closed launch does not wait on the new launch of the 
     session_name: "same",
     prompt: "two",
   });
-  const w = await runWaiter(t, first.wait_process!);
+  const w = await runWaiter(t.env, first.wait_process!);
   assertEquals([w.code, w.json.outcome], [4, "closed"]);
   assertStringIncludes(String(w.json.error), "SESSION_STALE");
 });
@@ -303,7 +289,7 @@ Deno.test(
       prompt: "after the theme",
     });
     assertEquals([l.startup.status, l.initial_prompt.status], ["ready", "started"]);
-    assertEquals((await runWaiter(t, l.wait_process!)).code, 0);
+    assertEquals((await runWaiter(t.env, l.wait_process!)).code, 0);
   },
 );
 

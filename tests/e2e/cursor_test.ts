@@ -3,6 +3,7 @@
  * on the extended keyboard Enter, keeps text sent during a turn in its follow-ups area until
  * "enter steer", and writes one turn_ended per turn into its agent transcript).
  */
+import { runWaiter, type WaitProcess } from "../helpers/agent.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
 import { connect, type TestClient } from "../helpers/mcp.ts";
@@ -16,11 +17,6 @@ const hasNode = (() => {
   }
 })();
 const opts = { ignore: !hasTmux || !hasNode, sanitizeOps: false, sanitizeResources: false };
-
-interface WaitProcess {
-  executable: string;
-  args: string[];
-}
 
 interface Launch {
   session_id: string;
@@ -40,18 +36,6 @@ async function cursorEnv(extra: Record<string, string> = {}): Promise<TestEnv> {
   return t;
 }
 
-async function runWaiter(t: TestEnv, wp: WaitProcess): Promise<{ code: number; json: Record<string, unknown> }> {
-  const out = await new Deno.Command(wp.executable, {
-    args: [...wp.args, "--timeout", "60"],
-    env: t.env,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  return { code: out.code, json: text ? JSON.parse(text) : {} };
-}
-
 async function answer(c: TestClient, session_id: string, cursor: number): Promise<string> {
   return (await c.ok<{ text: string }>("pty_read", { session_id, agent_transcript: true, cursor })).text;
 }
@@ -69,7 +53,7 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
   assertEquals(l.initial_prompt.status, "started");
   assertEquals([l.event_cursor, l.submit_residue], [0, false]);
   assert(l.wait_process, "no wait_process");
-  const w = await runWaiter(t, l.wait_process);
+  const w = await runWaiter(t.env, l.wait_process);
   assertEquals([w.code, w.json.outcome], [0, "done"]);
   assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER(");
 
@@ -78,7 +62,7 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
     text: "second task",
   });
   assertEquals([s2.mode, s2.event_cursor], ["agent_dispatch", 1]);
-  assertEquals((await runWaiter(t, s2.wait_process)).code, 0);
+  assertEquals((await runWaiter(t.env, s2.wait_process)).code, 0);
   assertStringIncludes(await answer(c, l.session_id, 1), "ANSWER(second task)");
 
   const slow = await c.ok<{ event_cursor: number; wait_process: WaitProcess }>("pty_send", {
@@ -97,7 +81,7 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
     [steer.mode, steer.event_cursor, steer.joined_event_cursor, steer.submit_residue],
     ["agent_steer", null, 2, false],
   );
-  assertEquals((await runWaiter(t, slow.wait_process)).code, 0);
+  assertEquals((await runWaiter(t.env, slow.wait_process)).code, 0);
   const third = await answer(c, l.session_id, 2);
   assertStringIncludes(third, "ANSWER(SLOW third task)");
   assertStringIncludes(third, "STEERED(also consider this)");
@@ -146,7 +130,7 @@ Deno.test("cursor-cli: an API error ends the turn with aiterm-wait exit 7", opts
     trust_project: true,
     prompt: "APIERR please",
   });
-  const w = await runWaiter(t, l.wait_process!);
+  const w = await runWaiter(t.env, l.wait_process!);
   assertEquals([w.code, w.json.outcome], [7, "error"]);
   assertStringIncludes(String(w.json.error), "API Error: 400");
   assertEquals(

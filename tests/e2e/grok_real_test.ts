@@ -7,8 +7,9 @@
  * Grok sends the prompt wrapped as `<user_query>\n…\n</user_query>`; the fake server answers the
  * first line of the last user message, so every answer here reads `MOCK_REPLY <user_query>`.
  */
+import { runWaiter, serverEnv, type WaitProcess } from "../helpers/agent.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
-import { hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
+import { hasTmux, makeTestEnv } from "../helpers/env.ts";
 import { connect, type TestClient } from "../helpers/mcp.ts";
 import { findVendorClis, killProcessesUsing, vendorHome } from "../helpers/vendor.ts";
 import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
@@ -17,10 +18,6 @@ import { grokCwdKey } from "../../harnesses/grok.ts";
 const bin = findVendorClis().grok;
 const why = !hasTmux ? " [ignored: tmux missing]" : bin ? "" : " [ignored: run scripts/install_vendor_clis.sh first]";
 
-interface WaitProcess {
-  executable: string;
-  args: string[];
-}
 interface Launch {
   session_id: string;
   startup: { status: string; reason: string };
@@ -32,32 +29,6 @@ interface Send {
   mode: string;
   event_cursor: number | null;
   wait_process: WaitProcess | null;
-}
-
-/** Variables of the test process that must not reach the real CLI (keys, endpoints, config dirs). */
-const VENDOR_VAR =
-  /^(?:ANTHROPIC_|CLAUDE_|CLAUDECODE|OPENAI_|CODEX_|GROK_|XAI_|MOCK_API_KEY$|HTTPS?_PROXY$|ALL_PROXY$)/i;
-
-function serverEnv(t: TestEnv, cli: Record<string, string>, extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(t.env)) if (!VENDOR_VAR.test(k)) env[k] = v;
-  return { ...env, ...cli, ...extra };
-}
-
-async function runWaiter(
-  env: Record<string, string>,
-  wp: WaitProcess,
-  timeoutS = 60,
-): Promise<{ code: number; json: Record<string, unknown> }> {
-  const out = await new Deno.Command(wp.executable, {
-    args: [...wp.args, "--timeout", String(timeoutS)],
-    env,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  return { code: out.code, json: text ? JSON.parse(text) : {} };
 }
 
 async function answer(c: TestClient, session_id: string, cursor: number): Promise<string> {
