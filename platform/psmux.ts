@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { AppError } from "../lib/errors.ts";
+import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
 import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
 import { SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";
 import { outputSinkScript, pwshScriptCommandLine, resolvePwsh } from "./pwsh.ts";
@@ -202,42 +203,18 @@ class Psmux implements Multiplexer {
     this.#env = options.env;
   }
 
-  async #run(args: string[], options: { allowFail?: boolean } = {}) {
-    let out: Deno.CommandOutput;
-    try {
-      out = await new Deno.Command(this.#bin, {
-        args: [...psmuxGlobalArgs(this.#namespace), ...args],
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        ...(this.#env ? { env: this.#env, clearEnv: true } : {}),
-      }).output();
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) throw notFound();
-      throw err;
-    }
-    const result = { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-    if (out.code !== 0 && !options.allowFail) {
-      throw new AppError(
-        "TMUX_COMMAND_FAILED",
-        `Cannot run psmux ${args[0]}: ${result.stderr.trim() || `exit ${out.code}`}`,
-        {
-          data: { subcommand: args[0], exit_code: out.code },
-        },
-      );
-    }
-    return result;
+  #run(args: string[], options: { allowFail?: boolean } = {}): Promise<MuxOutput> {
+    return execMux(this.#bin, [...psmuxGlobalArgs(this.#namespace), ...args], args[0] ?? "", {
+      label: "psmux",
+      env: this.#env,
+      allowFail: options.allowFail,
+      notFound,
+    });
   }
 
   async probeVersion(): Promise<string | null> {
-    try {
-      const out = await new Deno.Command(this.#bin, { args: ["-V"], stdout: "piped", stderr: "null", stdin: "null" })
-        .output();
-      if (!out.success) return null;
-      return parsePsmuxVersion(decoder.decode(out.stdout))?.raw ?? null;
-    } catch {
-      return null;
-    }
+    const text = await muxVersionText(this.#bin);
+    return text === null ? null : parsePsmuxVersion(text)?.raw ?? null;
   }
 
   #ensure(): Promise<{ version: string; pwsh: string }> {

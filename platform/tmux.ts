@@ -5,11 +5,11 @@
  */
 import { AppError } from "../lib/errors.ts";
 import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
+import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
 
 /** The oldest tmux this backend supports. */
 export const TMUX_MIN_VERSION = "2.6";
 
-const decoder = new TextDecoder();
 
 /** Options for {@link createTmux}. */
 export interface TmuxOptions {
@@ -21,12 +21,6 @@ export interface TmuxOptions {
   scratchDir: string;
   /** Environment for tmux client processes (default: this process's environment). */
   env?: Record<string, string>;
-}
-
-interface TmuxResult {
-  code: number;
-  stdout: string;
-  stderr: string;
 }
 
 /** The platform install hint for tmux. */
@@ -146,48 +140,23 @@ class Tmux implements Multiplexer {
     this.#env = options.env;
   }
 
-  async #run(args: string[], options: { allowFail?: boolean } = {}): Promise<TmuxResult> {
-    let out: Deno.CommandOutput;
-    try {
-      out = await new Deno.Command(this.#bin, {
-        // -u: UTF-8 output even without a UTF-8 locale (else tmux turns the tab separators into "_").
-        args: ["-u", "-S", this.#socket, "-f", "/dev/null", ...args],
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        ...(this.#env ? { env: this.#env, clearEnv: true } : {}),
-      }).output();
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) {
-        throw new AppError("TMUX_NOT_FOUND", "Cannot run tmux: no tmux binary on PATH", {
+  #run(args: string[], options: { allowFail?: boolean } = {}): Promise<MuxOutput> {
+    // -u: UTF-8 output even without a UTF-8 locale (else tmux turns the tab separators into "_").
+    return execMux(this.#bin, ["-u", "-S", this.#socket, "-f", "/dev/null", ...args], args[0] ?? "", {
+      label: "tmux",
+      env: this.#env,
+      allowFail: options.allowFail,
+      notFound: () =>
+        new AppError("TMUX_NOT_FOUND", "Cannot run tmux: no tmux binary on PATH", {
           suggestion: `install it: ${tmuxInstallHint()}`,
           data: { hint: tmuxInstallHint() },
-        });
-      }
-      throw err;
-    }
-    const result = { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-    if (out.code !== 0 && !options.allowFail) {
-      throw new AppError(
-        "TMUX_COMMAND_FAILED",
-        `Cannot run tmux ${args[0]}: ${result.stderr.trim() || `exit ${out.code}`}`,
-        {
-          data: { subcommand: args[0], exit_code: out.code },
-        },
-      );
-    }
-    return result;
+        }),
+    });
   }
 
   async probeVersion(): Promise<string | null> {
-    try {
-      const out = await new Deno.Command(this.#bin, { args: ["-V"], stdout: "piped", stderr: "null", stdin: "null" })
-        .output();
-      if (!out.success) return null;
-      return parseTmuxVersion(decoder.decode(out.stdout))?.raw ?? null;
-    } catch {
-      return null;
-    }
+    const text = await muxVersionText(this.#bin);
+    return text === null ? null : parseTmuxVersion(text)?.raw ?? null;
   }
 
   ensureAvailable(): Promise<{ version: string }> {

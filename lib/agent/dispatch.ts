@@ -51,8 +51,9 @@ export async function turnRunning(
   rec: AgentRecord,
   adapter: HarnessAdapter,
   busyOnScreen: boolean,
-): Promise<{ running: boolean; rec: AgentRecord }> {
+): Promise<{ running: boolean; rec: AgentRecord; turnCount: number }> {
   const loaded = await loadTurns(adapter, rec, deps.env);
+  const turnCount = loaded.turns.length;
   let next = rec;
   if (loaded.newlyPinned && loaded.path) next = { ...next, transcript_path: loaded.path };
   const active = next.active_turn;
@@ -61,13 +62,13 @@ export async function turnRunning(
     if (turn && turn.status !== "running") {
       // The turn ended (done, API error or interrupt): release only this turn's marker.
       next = { ...next, active_turn: null };
-      return { running: busyOnScreen, rec: next };
+      return { running: busyOnScreen, rec: next, turnCount };
     }
-    if (turn) return { running: true, rec: next };
-    return { running: busyOnScreen || Date.now() - active.dispatched_at_ms < 3000, rec: next };
+    if (turn) return { running: true, rec: next, turnCount };
+    return { running: busyOnScreen || Date.now() - active.dispatched_at_ms < 3000, rec: next, turnCount };
   }
-  const last = loaded.turns[loaded.turns.length - 1];
-  return { running: busyOnScreen || last?.status === "running", rec: next };
+  const last = loaded.turns[turnCount - 1];
+  return { running: busyOnScreen || last?.status === "running", rec: next, turnCount };
 }
 
 /**
@@ -127,11 +128,10 @@ export async function dispatchTurn(
         generation: (await deps.terminal.meta(id))?.generation ?? null,
       };
     }
-    const loaded = await loadTurns(adapter, next, deps.env);
-    const cursor = loaded.turns.length;
+    // The transcript was just read by turnRunning (and pinned into `next` if new): its turn count is the cursor.
+    const cursor = status.turnCount;
     const body = (next.preface_pending ? lineagePreface(next.lineage, id) : "") + text + imageNote;
     next = { ...next, preface_pending: false, active_turn: { index: cursor, dispatched_at_ms: Date.now() } };
-    if (loaded.newlyPinned && loaded.path) next.transcript_path = loaded.path;
     await writeAgentRecord(deps.terminal.sessionDir(id), next);
     const residue = await pasteAndSubmit(deps.terminal.mux, adapter, id, body);
     const started = await turnStarted(deps, next, adapter, id, cursor, body);

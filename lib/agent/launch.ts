@@ -267,8 +267,6 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
   const opened = await deps.terminal.openProgram({
     name: input.session_name ?? null,
     cwd,
-    argv: spec.argv,
-    env: {},
     build: (id) => {
       const lineage = childLineage(deps.env, id);
       record = {

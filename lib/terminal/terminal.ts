@@ -170,42 +170,25 @@ export class Terminal {
     env.AITERM_SESSION_ID = id;
     const dialect = dialectForShell(shellPath);
     const integration = integratedShell(shellPath, this.#layout.shellDir, this.#env);
-    const meta: SessionMeta = {
-      schema: "aiterm.session.v1",
+    const meta = this.#newMeta({
       id,
-      generation: newGeneration(),
-      created_at: new Date().toISOString(),
       shell: shellName,
       shell_path: shellPath,
       dialect: dialect?.id ?? null,
       cwd,
       env_names: envNames,
       integration: integration ? "osc133" : null,
-      segment_bytes: positiveInt(this.#env.AITERM_LOG_SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
-      keep_segments: positiveInt(this.#env.AITERM_LOG_KEEP_SEGMENTS, DEFAULT_KEEP_SEGMENTS),
-    };
-    try {
-      await Deno.mkdir(this.#layout.sessionLogDir(id), { mode: 0o700 });
-      await writeMeta(this.#layout.sessionMeta(id), meta);
-      if (integration) {
-        for (const [path, content] of Object.entries(integration.files)) {
-          await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-          await writeFileAtomic(path, content);
-        }
+    });
+    await this.#start(meta, {
+      argv: integration?.argv ?? shellArgv(shellPath, dialect?.id ?? null),
+      env: { ...(integration?.env ?? {}), ...env },
+      keepOnExit: false,
+    }, async () => {
+      for (const [path, content] of Object.entries(integration?.files ?? {})) {
+        await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+        await writeFileAtomic(path, content);
       }
-      await this.#mux.newSession({
-        name: id,
-        cwd,
-        argv: integration?.argv ?? shellArgv(shellPath, dialect?.id ?? null),
-        env: { ...(integration?.env ?? {}), ...env },
-        width: 200,
-        height: 50,
-        outputSink: outputSinkCommand(this.#layout.sessionLogDir(id), meta.segment_bytes),
-      });
-    } catch (err) {
-      await Deno.remove(this.#layout.sessionDir(id), { recursive: true }).catch(() => {});
-      throw err;
-    }
+    });
     const shellReady = integration ? await this.#waitFirstPrompt(meta) : null;
     log("info", "session opened", { session_id: id, dialect: meta.dialect, shell_ready: shellReady });
     return {
@@ -248,52 +231,75 @@ export class Terminal {
   async openProgram(input: {
     name: string | null;
     cwd: string;
-    argv: string[];
-    env: Record<string, string>;
+    /** Builds the argv/env once the id is known. */
+    build: (id: string) => { argv: string[]; env: Record<string, string> };
     /** Runs before the program starts, with the claimed session id (writes the caller's own state). */
     prepare?: (id: string, sessionDir: string) => Promise<void>;
-    /** Builds the argv/env once the id is known. */
-    build?: (id: string) => { argv: string[]; env: Record<string, string> };
   }): Promise<{ session_id: string; attach_command: string; generation: string }> {
     await this.#mux.ensureAvailable();
     this.#layout.ensure();
     const id = await this.#claimName(input.name);
-    const built = input.build ? input.build(id) : { argv: input.argv, env: input.env };
-    const meta: SessionMeta = {
-      schema: "aiterm.session.v1",
+    const built = input.build(id);
+    const meta = this.#newMeta({
       id,
-      generation: newGeneration(),
-      created_at: new Date().toISOString(),
       shell: built.argv[0]?.split("/").pop() ?? "",
       shell_path: built.argv[0] ?? "",
       dialect: null,
       cwd: input.cwd,
       env_names: [...Object.keys(built.env), "AITERM_SESSION_ID"],
       integration: null,
+    });
+    // An agent CLI that exits leaves its last screen (why it exited) readable until pty_close.
+    await this.#start(
+      meta,
+      { argv: built.argv, env: { ...built.env, AITERM_SESSION_ID: id }, keepOnExit: true },
+      () => input.prepare?.(id, this.#layout.sessionDir(id)) ?? Promise.resolve(),
+    );
+    log("info", "program session opened", { session_id: id });
+    return { session_id: id, attach_command: this.attachCommand(id), generation: meta.generation };
+  }
+
+  /** A new session's meta: a fresh generation and this server's log settings. */
+  #newMeta(
+    fields: Pick<SessionMeta, "id" | "shell" | "shell_path" | "dialect" | "cwd" | "env_names" | "integration">,
+  ): SessionMeta {
+    return {
+      schema: "aiterm.session.v1",
+      generation: newGeneration(),
+      created_at: new Date().toISOString(),
+      ...fields,
       segment_bytes: positiveInt(this.#env.AITERM_LOG_SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
       keep_segments: positiveInt(this.#env.AITERM_LOG_KEEP_SEGMENTS, DEFAULT_KEEP_SEGMENTS),
     };
+  }
+
+  /**
+   * Writes the session's files, runs `prepare`, and starts the multiplexer session with its output
+   * piped into the log. On any failure the claimed directory is removed, leaving nothing behind.
+   */
+  async #start(
+    meta: SessionMeta,
+    launch: { argv: string[]; env: Record<string, string>; keepOnExit: boolean },
+    prepare: () => Promise<void>,
+  ): Promise<void> {
     try {
-      await Deno.mkdir(this.#layout.sessionLogDir(id), { mode: 0o700 });
-      await writeMeta(this.#layout.sessionMeta(id), meta);
-      await input.prepare?.(id, this.#layout.sessionDir(id));
+      await Deno.mkdir(this.#layout.sessionLogDir(meta.id), { mode: 0o700 });
+      await writeMeta(this.#layout.sessionMeta(meta.id), meta);
+      await prepare();
       await this.#mux.newSession({
-        name: id,
-        cwd: input.cwd,
-        argv: built.argv,
-        env: { ...built.env, AITERM_SESSION_ID: id },
+        name: meta.id,
+        cwd: meta.cwd,
+        argv: launch.argv,
+        env: launch.env,
         width: 200,
         height: 50,
-        outputSink: outputSinkCommand(this.#layout.sessionLogDir(id), meta.segment_bytes),
-        // An agent CLI that exits leaves its last screen (why it exited) readable until pty_close.
-        keepOnExit: true,
+        outputSink: outputSinkCommand(this.#layout.sessionLogDir(meta.id), meta.segment_bytes),
+        keepOnExit: launch.keepOnExit,
       });
     } catch (err) {
-      await Deno.remove(this.#layout.sessionDir(id), { recursive: true }).catch(() => {});
+      await Deno.remove(this.#layout.sessionDir(meta.id), { recursive: true }).catch(() => {});
       throw err;
     }
-    log("info", "program session opened", { session_id: id });
-    return { session_id: id, attach_command: this.attachCommand(id), generation: meta.generation };
   }
 
   /** Checks a name is free without claiming it (for validation before any session exists). */
@@ -542,7 +548,6 @@ export class Terminal {
       await kill();
     } else {
       await withSendLock(this.#layout.sessionSendLock(id), { sessionId: id }, kill);
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
     log("info", "session closed", { session_id: id });
     return { session_id: id, outcome: "closed" };

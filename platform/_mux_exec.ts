@@ -1,0 +1,67 @@
+/** Running a multiplexer client (tmux or psmux): the one process spawn both backends share. */
+import { AppError } from "../lib/errors.ts";
+
+const decoder = new TextDecoder();
+
+/** What one multiplexer invocation printed. */
+export interface MuxOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for {@link execMux}. */
+export interface ExecMuxOptions {
+  /** The program's name in messages (`tmux`, `psmux`). */
+  label: string;
+  /** Environment for the client (default: inherit). */
+  env?: Record<string, string> | undefined;
+  /** Return a non-zero exit instead of throwing TMUX_COMMAND_FAILED. */
+  allowFail?: boolean | undefined;
+  /** The error for a missing binary. */
+  notFound: () => AppError;
+}
+
+/**
+ * Runs `bin argv…` and captures its output. `argv[firstArg]` names the subcommand in errors.
+ * @throws {AppError} the notFound error, or TMUX_COMMAND_FAILED on a non-zero exit without allowFail
+ */
+export async function execMux(
+  bin: string,
+  argv: string[],
+  subcommand: string,
+  options: ExecMuxOptions,
+): Promise<MuxOutput> {
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command(bin, {
+      args: argv,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      ...(options.env ? { env: options.env, clearEnv: true } : {}),
+    }).output();
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw options.notFound();
+    throw err;
+  }
+  const result = { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+  if (out.code !== 0 && !options.allowFail) {
+    throw new AppError(
+      "TMUX_COMMAND_FAILED",
+      `Cannot run ${options.label} ${subcommand}: ${result.stderr.trim() || `exit ${out.code}`}`,
+      { data: { subcommand, exit_code: out.code } },
+    );
+  }
+  return result;
+}
+
+/** `bin -V` output, or null when the binary is missing or fails. Never throws. */
+export async function muxVersionText(bin: string): Promise<string | null> {
+  try {
+    const out = await new Deno.Command(bin, { args: ["-V"], stdout: "piped", stderr: "null", stdin: "null" }).output();
+    return out.success ? decoder.decode(out.stdout) : null;
+  } catch {
+    return null;
+  }
+}
