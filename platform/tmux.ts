@@ -10,7 +10,6 @@ import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
 /** The oldest tmux this backend supports. */
 export const TMUX_MIN_VERSION = "2.6";
 
-
 /** Options for {@link createTmux}. */
 export interface TmuxOptions {
   /** Absolute path of the private server socket. */
