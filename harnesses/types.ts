@@ -148,6 +148,11 @@ export interface HarnessAdapter {
   answerStartupDialog(screen: string, trustProject: boolean): KeyStep[] | null;
   /** How a prompt is submitted: paste as one bracketed paste, then these steps (e.g. a pause and Enter). */
   submitSteps: KeyStep[];
+  /**
+   * Steps pressed after a steer's paste and submit so the text joins the running turn instead of
+   * waiting in a queue (Grok "send now", Cursor "enter steer"); absent when submit already steers.
+   */
+  steerSteps?: KeyStep[];
   /** True when the composer still holds (a prefix of) `text` after submitting (submit residue). Pure. */
   composerHolds(screen: string, text: string): boolean;
   /** Reads the live model catalog by running the CLI (no turn is sent). */

@@ -24,6 +24,8 @@ export interface DispatchReceipt {
   turn_started: boolean;
   /** The session's generation. */
   generation: string | null;
+  /** Dialogs aiterm dismissed before typing (e.g. grok_rate_limit_dialog_dismissed). */
+  pane_input_recovery: string[];
 }
 
 /** Options for {@link dispatchTurn}. */
@@ -31,6 +33,14 @@ export interface DispatchOptions {
   images?: string[];
   /** false for the first prompt of a launch (never a steer). */
   allowSteer?: boolean;
+  /**
+   * Called under the send lock once the send is known to start a new turn at `cursor`, before
+   * anything is typed (parent delivery saves its destination and boundary here). A throw leaves the
+   * pane untouched.
+   */
+  beforeNewTurn?: (cursor: number, rec: AgentRecord) => Promise<void>;
+  /** Called under the send lock before a steer is typed into the running turn; a throw refuses the steer. */
+  beforeSteer?: (joinedCursor: number | null, rec: AgentRecord) => Promise<void>;
 }
 
 /** The agent record and adapter of a session, or AGENT_SESSION_REQUIRED. */
@@ -114,6 +124,7 @@ export async function dispatchTurn(
     const images = options.images ?? [];
     const imageNote = images.length ? `\n\n[attached images: ${images.join(", ")}]` : "";
     if (status.running && options.allowSteer !== false) {
+      await options.beforeSteer?.(next.active_turn?.index ?? null, next);
       const residue = await pasteAndSubmit(deps.terminal.mux, adapter, id, text + imageNote);
       await writeAgentRecord(deps.terminal.sessionDir(id), next);
       return {
@@ -126,10 +137,12 @@ export async function dispatchTurn(
         submit_residue: residue,
         turn_started: true,
         generation: (await deps.terminal.meta(id))?.generation ?? null,
+        pane_input_recovery: [],
       };
     }
     // The transcript was just read by turnRunning (and pinned into `next` if new): its turn count is the cursor.
     const cursor = status.turnCount;
+    await options.beforeNewTurn?.(cursor, next);
     const body = (next.preface_pending ? lineagePreface(next.lineage, id) : "") + text + imageNote;
     next = { ...next, preface_pending: false, active_turn: { index: cursor, dispatched_at_ms: Date.now() } };
     await writeAgentRecord(deps.terminal.sessionDir(id), next);
@@ -148,6 +161,7 @@ export async function dispatchTurn(
       submit_residue: residue,
       turn_started: started.started,
       generation: (await deps.terminal.meta(id))?.generation ?? null,
+      pane_input_recovery: [],
     };
   });
 }
