@@ -12,8 +12,9 @@ import { runWait } from "./lib/wait_cli.ts";
 import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
 import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
 import { runRemoteWait } from "./lib/remote/mod.ts";
+import { HOOK_NAMES, RECEIVE_USAGE, runCursorReceive, runHook } from "./lib/agent/delivery/mod.ts";
 
-const USAGE = "usage: aiterm-mcp [serve|wait|setup|errors|hook|version] [--help]";
+const USAGE = "usage: aiterm-mcp [serve|wait|setup|errors|hook|cursor-parent-receive|version] [--help]";
 
 const HELP: Record<string, string> = {
   serve: `aiterm-mcp serve
@@ -28,8 +29,12 @@ const HELP: Record<string, string> = {
   "remote-wait": `aiterm-mcp remote-wait -- ssh … <remote aiterm-mcp wait …>
   Runs a remote agent's waiter and starts it again when ssh itself fails (exit 255); the remote waiter's
   exit code (0 done, 3 timeout, 4 closed, 7 error) is passed through. Used by remote wait_process receipts.`,
-  hook: `aiterm-mcp hook <name>
-  Entry point for hooks aiterm installs into AI clients. Not built yet.`,
+  hook: `aiterm-mcp hook <${HOOK_NAMES.join("|")}>
+  Entry point of the hooks \`aiterm-mcp setup\` installs into Claude Code and Cursor (reads the hook's JSON on stdin).
+  claude-post-tool-use waits for the child's answer and hands it to Claude (stderr, exit 2: Claude's wake signal).`,
+  "cursor-parent-receive": `${RECEIVE_USAGE}
+  Waits for a child's answer to a Cursor parent, prints it and exits 0 (6: the hook already delivered it;
+  3: not claimed in time, the delivery is failed and the body kept; 7: the delivery failed; 4: unknown id).`,
   version: `aiterm-mcp version
   Print the version.`,
 };
@@ -47,6 +52,11 @@ async function serve(): Promise<void> {
   transport.onclose = () => Deno.exit(0);
   await server.connect(transport);
   log("info", "server ready", { version: VERSION, pid: Deno.pid });
+  // Deliveries whose observing server died (restart, crash) are taken over now and then.
+  const resume = () =>
+    void deps.delivery?.resume().catch((err) => log("warn", "delivery resume failed", { error: String(err) }));
+  resume();
+  Deno.unrefTimer(setInterval(resume, 30_000));
 }
 
 async function main(args: string[]): Promise<void> {
@@ -59,6 +69,9 @@ async function main(args: string[]): Promise<void> {
   if (sub === "setup") Deno.exit(await runSetup(rest));
   if (sub === "errors") Deno.exit(await runErrorsCommand(rest, Deno.env.toObject()));
   if (sub === "remote-wait" && !rest.includes("--help") && !rest.includes("-h")) Deno.exit(await runRemoteWait(rest));
+  const helpAsked = rest.includes("--help") || rest.includes("-h");
+  if (sub === "hook" && !helpAsked) Deno.exit(await runHook(rest, Deno.env.toObject()));
+  if (sub === "cursor-parent-receive" && !helpAsked) Deno.exit(await runCursorReceive(rest, Deno.env.toObject()));
   let parsed;
   try {
     parsed = parseArgs({

@@ -38,11 +38,17 @@ export const ERROR_CODES = [
   "AGENT_NOT_READY", // the agent's TUI does not accept input; nothing was typed
   "AGENT_RESULT_PENDING", // the turn has not finished yet; do not resend
   "AGENT_RESULT_UNAVAILABLE", // no answer can be correlated to that turn (missing or ambiguous)
+  "CLAUDE_PARENT_HOOK_UNAVAILABLE", // a Claude Code parent without aiterm's hooks (or without toolUseId): nothing sent to the child
+  "CLAUDE_PARENT_AGENT_UNSUPPORTED", // a Claude Code sub-agent / --agent conversation cannot receive answers: nothing sent
+  "CURSOR_PARENT_HOOK_UNAVAILABLE", // a Cursor parent without aiterm's hooks.json entries: nothing sent to the child
+  "CHILD_CLAIMED", // the child is working on another parent's request; nothing typed
+  "DELIVERY_PREVIOUS_PENDING", // the previous request's answer is not recorded yet; nothing typed
   "AGENT_TURN_ERROR", // the harness recorded an API error for that turn; there is no result
   "REMOTE_CONNECT_FAILED", // ssh could not reach or log in to the remote host; data.host, data.ssh_error
   "REMOTE_PASSPHRASE_ENV_MISSING", // remote.passphrase_env names a variable the server does not have
   "REMOTE_AITERM_NOT_FOUND", // the remote host has no aiterm-mcp on its login PATH
   "REMOTE_PROTOCOL_FAILED", // the relay to the remote aiterm-mcp broke (probe, MCP handshake or call)
+  "REMOTE_CONTROL_DIR_UNSAFE", // the ssh control directory is a link, another user's, or not mode 0700; data.path; nothing ran
   "INTERNAL", // a bug: anything that is not one of the codes above
 ] as const;
 

@@ -18,7 +18,7 @@ import {
   resolveBinary,
 } from "../../harnesses/mod.ts";
 import { findExecutable } from "../../platform/mod.ts";
-import { type DispatchReceipt, dispatchTurn } from "./dispatch.ts";
+import { type DispatchOptions, type DispatchReceipt, dispatchTurn } from "./dispatch.ts";
 import { type AgentRecord, childLineage, lineageEnv, writeAgentRecord } from "./record.ts";
 import { startupGate, type StartupResult } from "./startup.ts";
 import { type WaitProcess, waitProcessFor } from "./wait_process.ts";
@@ -232,7 +232,11 @@ async function validateModel(adapter: HarnessAdapter, bin: string, input: Launch
  * Launches an agent (see module doc).
  * @throws {AppError} every validation code before any session exists
  */
-export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<LaunchReceipt> {
+export async function launchAgent(
+  input: LaunchInput,
+  deps: AgentDeps,
+  hooks: Pick<DispatchOptions, "beforeNewTurn"> = {},
+): Promise<LaunchReceipt> {
   checkOperationId(input);
   if (input.launch_operation_id != null && input.session_name != null) {
     // Exact replay: the same operation id for the same session returns the first receipt, launches nothing.
@@ -305,7 +309,11 @@ export async function launchAgent(input: LaunchInput, deps: AgentDeps): Promise<
     if (startup.status !== "ready") {
       initial = { status: "not_sent", reason: `startup_${startup.status}:${startup.reason}`, turn_started: null };
     } else {
-      dispatch = await dispatchTurn(deps, id, input.prompt, { images: input.image ?? [], allowSteer: false });
+      dispatch = await dispatchTurn(deps, id, input.prompt, {
+        images: input.image ?? [],
+        allowSteer: false,
+        ...(hooks.beforeNewTurn ? { beforeNewTurn: hooks.beforeNewTurn } : {}),
+      });
       initial = dispatch.turn_started
         ? { status: "started", reason: "turn_started", turn_started: true }
         : { status: "submitted_unconfirmed", reason: "no_start_evidence_yet", turn_started: false };

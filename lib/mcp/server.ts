@@ -21,7 +21,8 @@ import type { RemoteTarget } from "../remote/mod.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { CallToolRequestSchema, Client, ListToolsRequestSchema, Server, StdioClientTransport } from "./sdk.ts";
 import type { Tool } from "./sdk.ts";
-import type { ToolDef, ToolDeps } from "./tool.ts";
+import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
+import { parentContextOf } from "./parent.ts";
 import { ALL_TOOLS } from "./tools/mod.ts";
 
 /** The structured form of every failed call. */
@@ -61,7 +62,7 @@ export async function callTool(
   def: ToolDef,
   args: unknown,
   deps: ToolDeps,
-  ctx: { progress: (p: number, total?: number, message?: string) => Promise<void>; signal: AbortSignal },
+  ctx: CallContext,
 ): Promise<Awaited<ReturnType<typeof successResult>>> {
   const parsed = def.input.safeParse(args ?? {});
   if (!parsed.success) {
@@ -211,7 +212,8 @@ export function createServer(deps: ToolDeps, tools: ToolDef[] = ALL_TOOLS): Inst
       }).catch(() => {});
     };
     const started = performance.now();
-    const result = await callTool(def, request.params.arguments, deps, { progress, signal: extra.signal });
+    const parent = parentContextOf(server.getClientVersion()?.name, request.params._meta);
+    const result = await callTool(def, request.params.arguments, deps, { progress, signal: extra.signal, parent });
     log("debug", "tool call", {
       tool: def.name,
       ms: Math.round(performance.now() - started),

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { Terminal } from "../terminal/mod.ts";
 import type { RuntimeErrorRecorder } from "../errors_store/mod.ts";
+import type { ParentContext, ParentDeliveryManager } from "../agent/delivery/mod.ts";
 
 /** Progress reporting for long waits; a no-op when the request carried no progress token. */
 export type ProgressFn = (progress: number, total?: number, message?: string) => Promise<void>;
@@ -15,12 +16,16 @@ export interface ToolDeps {
   cwd: string;
   /** Local runtime-error aggregate (fixed codes and counts only). */
   runtimeErrors?: RuntimeErrorRecorder;
+  /** Parent delivery (absent: every parent gets wait_process). */
+  delivery?: ParentDeliveryManager;
 }
 
 /** Per-call context. */
 export interface CallContext {
   progress: ProgressFn;
   signal: AbortSignal;
+  /** The calling client as a parent (absent outside the MCP server, e.g. in unit tests). */
+  parent?: ParentContext;
 }
 
 /** A tool definition. */

@@ -17,6 +17,21 @@ export const WaitProcessSchema = z.object({
   "Start this to be told when the turn ends: exit 0 done, 3 timeout (600 s), 4 closed, 7 error (no result)",
 );
 
+/** `parent_delivery` in agent_launch and pty_send receipts. */
+export const ParentDeliverySchema = z.object({
+  delivery_id: z.string().describe("This delivery (hooks and receivers find it by this id)"),
+  parent: z.enum(["codex", "claude", "cursor"]).describe("The parent kind the answer goes to"),
+  state: z.enum(["waiting", "ready", "sending", "submitted", "failed", "unknown"]).describe(
+    "waiting = child turn running; ready = answer saved; submitted = handed to the parent's queue/hook (not read yet); failed/unknown = body kept, never resent",
+  ),
+  child_outcome: z.enum(["done", "closed", "rate_limited", "error"]).nullable().describe("How the child's turn ended"),
+  child_turn_id: z.string().nullable().describe("The harness's id of the answered turn"),
+  queued_submission_id: z.string().nullable().describe("Codex: the official queue entry"),
+  error_code: z.string().nullable().describe("Why the delivery failed or is unknown"),
+}).strict().nullable().describe(
+  "Automatic delivery of the child's answer to you (Codex, Claude Code, Cursor parents); null = use wait_process",
+);
+
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
 
 /** agent_launch input fields (harness added by agent_launch; fixed by the aliases). */
@@ -89,6 +104,7 @@ export const LaunchOutputSchema = z.object({
     "How write_scope is enforced",
   ),
   attach_command: z.string().describe("Run this to watch the agent"),
+  parent_delivery: ParentDeliverySchema,
   generation: z.string().describe("This generation of the session id (pass it back to detect a replaced session)"),
   ...REMOTE_RESULT_FIELDS,
 }).strict();

@@ -4,6 +4,14 @@ import { getHarnessStatuses } from "../diagnostics_probe.ts";
 import { RuntimeErrorStore } from "../../errors_store/mod.ts";
 import { defineTool } from "../tool.ts";
 
+const KindSchema = z.object({
+  status: z.enum(["ready", "setup_required", "unavailable"]).describe(
+    "ready = answers are delivered automatically; setup_required = run aiterm-mcp setup",
+  ),
+  detail: z.string().nullable().describe("The missing step"),
+  deliveries: z.record(z.string(), z.number().int()).describe("Delivery records by state"),
+}).strict();
+
 export const diagnostics = defineTool({
   name: "diagnostics",
   title: "Readiness report",
@@ -35,10 +43,14 @@ export const diagnostics = defineTool({
       seq: z.number().int().nullable().describe("Monotonic sequence of recorded occurrences"),
     }).strict().describe("Counts of fixed error codes only (aiterm-mcp errors snapshot shows them)"),
     parent_delivery: z.object({
-      claude: z.enum(["not_available"]).describe("Claude Code parent auto-delivery (not built in this version)"),
-      codex: z.enum(["not_available"]).describe("Codex parent auto-delivery (not built in this version)"),
-      cursor: z.enum(["not_available"]).describe("Cursor parent auto-delivery (not built in this version)"),
-    }).strict().describe("Per parent client; until it exists, parents use wait_process"),
+      claude: KindSchema.describe("Claude Code parents: aiterm's PreToolUse/PostToolUse/SessionEnd hooks"),
+      cursor: KindSchema.describe("Cursor parents: aiterm's afterMCPExecution/postToolUse hooks"),
+      codex: KindSchema.extend({
+        steer: z.enum(["unsupported", "not_built"]).describe(
+          "Codex same-turn steer hooks (unsupported on Linux; not built in this version elsewhere)",
+        ),
+      }).strict().describe("Codex parents: the official queue through the app-server"),
+    }).strict().nullable().describe("Per parent client kind; parents without automatic delivery use wait_process"),
     harnesses: z.array(
       z.object({
         harness: z.string().describe("Harness id"),
@@ -62,11 +74,7 @@ export const diagnostics = defineTool({
       state_root: { status: stateStatus },
       sessions: { count },
       runtime_errors: await (deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root)).summary(),
-      parent_delivery: {
-        claude: "not_available" as const,
-        codex: "not_available" as const,
-        cursor: "not_available" as const,
-      },
+      parent_delivery: deps.delivery ? await deps.delivery.readiness() : null,
       harnesses: getHarnessStatuses(deps.env),
     };
   },

@@ -3,8 +3,9 @@ import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { dispatchTurn, readAgentRecord, waitProcessFor } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
 import { assertInputSize, sanitizeInput } from "../../terminal/mod.ts";
-import { defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
-import { WaitProcessSchema } from "./agent_schemas.ts";
+import { type CallContext, defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
+import { ParentDeliverySchema, WaitProcessSchema } from "./agent_schemas.ts";
+import { withParentDelivery } from "../../agent/delivery/mod.ts";
 
 interface SendArgs {
   session_id: string;
@@ -23,9 +24,11 @@ const NULL_AGENT = {
   submit_residue: null,
   harness: null,
   launch_id: null,
+  parent_delivery: null,
+  pane_input_recovery: [],
 };
 
-async function send(input: SendArgs, deps: ToolDeps) {
+async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
   await deps.terminal.checkGeneration(input.session_id, input.generation);
   const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
   if (!rec) {
@@ -51,14 +54,16 @@ async function send(input: SendArgs, deps: ToolDeps) {
   if (text.trim() === "") {
     throw new AppError("INVALID_ARGUMENT", "Cannot dispatch an empty turn", { data: { field: "text" } });
   }
-  const r = await dispatchTurn(
-    { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd },
-    input.session_id,
-    text,
-    {
-      images: input.image ?? [],
-    },
+  const d = await withParentDelivery(
+    deps.delivery,
+    ctx.parent,
+    (hooks) =>
+      dispatchTurn({ terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd }, input.session_id, text, {
+        images: input.image ?? [],
+        ...hooks,
+      }),
   );
+  const r = d.value;
   return {
     session_id: r.session_id,
     mode: r.mode,
@@ -69,10 +74,16 @@ async function send(input: SendArgs, deps: ToolDeps) {
     marked: false,
     event_cursor: r.event_cursor,
     joined_event_cursor: r.joined_event_cursor,
-    wait_process: r.event_cursor !== null ? waitProcessFor(r.session_id, r.event_cursor, r.generation) : null,
+    wait_process: d.wait_process !== undefined
+      ? d.wait_process
+      : r.event_cursor !== null
+      ? waitProcessFor(r.session_id, r.event_cursor, r.generation)
+      : null,
     submit_residue: r.submit_residue,
     harness: r.harness,
     launch_id: r.launch_id,
+    parent_delivery: d.parent_delivery,
+    pane_input_recovery: r.pane_input_recovery,
   };
 }
 
@@ -115,14 +126,20 @@ export const ptySend = defineTool({
     submit_residue: z.boolean().nullable().describe("Agent: text was left in the composer after submitting"),
     harness: z.string().nullable().describe("Agent: the harness"),
     launch_id: z.string().nullable().describe("Agent: the launch"),
+    parent_delivery: ParentDeliverySchema,
+    pane_input_recovery: z.array(z.string()).describe(
+      "Agent: dialogs aiterm dismissed before typing (e.g. grok_rate_limit_dialog_dismissed)",
+    ),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  handler: (input, deps) => send(input, deps),
+  handler: (input, deps, ctx) => send(input, deps, ctx),
   text: (out) => {
     if (out.mode === "agent_dispatch") {
-      return `dispatched turn ${out.event_cursor} to ${out.session_id} (harness=${out.harness}); do not wait here: ` +
-        `start wait_process in the background, then pty_read agent_transcript:true cursor:${out.event_cursor}` +
+      const how = out.parent_delivery && !out.wait_process
+        ? `the answer comes to you by itself (parent_delivery ${out.parent_delivery.delivery_id}); do not poll`
+        : `do not wait here: start wait_process in the background, then pty_read agent_transcript:true cursor:${out.event_cursor}`;
+      return `dispatched turn ${out.event_cursor} to ${out.session_id} (harness=${out.harness}); ${how}` +
         (out.submit_residue ? "\nwarning: text was left in the composer (do not resend)" : "") +
         `\n${JSON.stringify(out)}`;
     }

@@ -1,0 +1,32 @@
+/** Parent delivery: the child's answer reaches the parent that dispatched the request by itself. */
+export {
+  claudeIndexPath,
+  claudePrePath,
+  type CodexQueueFn,
+  type DeliveryDeps,
+  envelope,
+  type HookStatus,
+  type ParentContext,
+  ParentDeliveryManager,
+  type ResolvedDestination,
+  UNCLAIMED_LIMIT_MS,
+} from "./manager.ts";
+export {
+  claudePostToolUse,
+  claudePreToolUse,
+  claudeSessionEnd,
+  cursorParentHook,
+  cursorParentReceive,
+  deliveryIdsIn,
+  type WriteFn,
+} from "./receivers.ts";
+export {
+  type DeliveryReceipt,
+  type DeliveryRecord,
+  type DeliveryState,
+  DeliveryStore,
+  type ParentKind,
+  receiptOf,
+} from "./store.ts";
+export { cursorReceiveProcess, type RequestDelivery, withParentDelivery } from "./request.ts";
+export { HOOK_NAMES, RECEIVE_USAGE, runCursorReceive, runHook } from "./cli.ts";
