@@ -53,8 +53,11 @@ async function serve(): Promise<void> {
   await server.connect(transport);
   log("info", "server ready", { version: VERSION, pid: Deno.pid });
   // Deliveries whose observing server died (restart, crash) are taken over now and then.
-  const resume = () =>
-    void deps.delivery?.resume().catch((err) => log("warn", "delivery resume failed", { error: String(err) }));
+  const resume = () => {
+    for (const m of [deps.delivery, deps.remoteDelivery]) {
+      void m?.resume().catch((err) => log("warn", "delivery resume failed", { error: String(err) }));
+    }
+  };
   resume();
   Deno.unrefTimer(setInterval(resume, 30_000));
 }

@@ -5,9 +5,11 @@ import { defaultStateRoot, selectMultiplexer } from "../platform/mod.ts";
 import type { ToolDeps } from "./mcp/mod.ts";
 import { VERSION } from "./version.ts";
 import { RuntimeErrorRecorder } from "./errors_store/mod.ts";
-import { DeliveryStore, type HookStatus, ParentDeliveryManager } from "./agent/delivery/mod.ts";
+import { type CodexQueueFn, DeliveryStore, type HookStatus, ParentDeliveryManager } from "./agent/delivery/mod.ts";
 import { harnessBinary, resolveBinary } from "../harnesses/mod.ts";
 import { claudeParentHookStatus, cursorParentHookStatus } from "../setup/parent_hooks.ts";
+import { remoteChildAccess } from "./mcp/relay.ts";
+import { addToCodexQueue } from "./agent/delivery/codex_queue.ts";
 
 /** Options for {@link buildDeps}. */
 export interface BuildDepsOptions {
@@ -26,16 +28,20 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
   const mux = selectMultiplexer({ socketPath: layout.socketPath, scratchDir: layout.scratchDir });
   const terminal = new Terminal({ mux, layout, env, defaultCwd: options.cwd });
   const home = env.HOME ?? env.USERPROFILE ?? "";
-  const delivery = new ParentDeliveryManager({
+  const common = {
     terminal,
     env,
     defaultCwd: options.cwd,
-    store: new DeliveryStore(layout.root),
     claudeHooks: async () => statusOf(await claudeParentHookStatus(home, env)),
     cursorHooks: async () => statusOf(await cursorParentHookStatus(home, env)),
-    codexQueue: () =>
-      Promise.reject(Object.assign(new Error("TEMP"), { kind: "unavailable", code: "CODEX_APP_SERVER_UNAVAILABLE" })),
+    codexQueue: addToCodexQueue as CodexQueueFn,
     codexBin: () => Promise.resolve(resolveBinary(harnessBinary("codex-cli"), env)),
+  };
+  const delivery = new ParentDeliveryManager({ ...common, store: new DeliveryStore(layout.root) });
+  const remoteDelivery = new ParentDeliveryManager({
+    ...common,
+    store: new DeliveryStore(layout.root, "remote-"),
+    access: remoteChildAccess({ terminal, env, version: VERSION }),
   });
   return {
     terminal,
@@ -44,5 +50,6 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
     cwd: options.cwd,
     runtimeErrors: RuntimeErrorRecorder.fromEnv(env),
     delivery,
+    remoteDelivery,
   };
 }

@@ -36,6 +36,10 @@ export const ERROR_CODES = [
   "AGENT_SESSION_REQUIRED", // an agent-only operation on a session that has no agent
   "AGENT_BLOCKED", // the agent shows a blocking dialog; nothing was typed; data.reason
   "AGENT_NOT_READY", // the agent's TUI does not accept input; nothing was typed
+  "AGENT_BUSY", // the agent is running a turn (agent_configure waits for idle); nothing was typed
+  "CONFIGURE_UNSUPPORTED", // the harness has no in-place command for that change (e.g. effort); nothing was typed
+  "CONFIGURE_REJECTED", // the CLI refused the change or does not offer it; data.vendor_message; pickers were left, nothing changed
+  "CONFIGURE_UNCONFIRMED", // keys were typed but the CLI never confirmed the change; data.stage; the record is unchanged
   "AGENT_RESULT_PENDING", // the turn has not finished yet; do not resend
   "AGENT_RESULT_UNAVAILABLE", // no answer can be correlated to that turn (missing or ambiguous)
   "CLAUDE_PARENT_HOOK_UNAVAILABLE", // a Claude Code parent without aiterm's hooks (or without toolUseId): nothing sent to the child
@@ -43,11 +47,21 @@ export const ERROR_CODES = [
   "CURSOR_PARENT_HOOK_UNAVAILABLE", // a Cursor parent without aiterm's hooks.json entries: nothing sent to the child
   "CHILD_CLAIMED", // the child is working on another parent's request; nothing typed
   "DELIVERY_PREVIOUS_PENDING", // the previous request's answer is not recorded yet; nothing typed
+  "CODEX_APP_SERVER_UNAVAILABLE", // the parent's codex app-server could not start, initialize or read; nothing was queued; data.stderr_tail
+  "CODEX_PARENT_THREAD_NOT_FOUND", // the parent's Codex thread is unknown to its CODEX_HOME; nothing was queued; data.thread_id
+  "CODEX_QUEUE_REFUSED", // thread/queue/add answered a JSON-RPC error; nothing was queued; data.rpc_code
+  "CODEX_QUEUE_UNCONFIRMED", // thread/queue/add was written but no answer came (exit, disconnect, timeout); never resend
   "AGENT_TURN_ERROR", // the harness recorded an API error for that turn; there is no result
+  "AGENT_STEER_NOT_TAKEN", // a steer's text stayed in the composer or queue (or was not seen queued); data.where, data.joined_event_cursor
+  "GROK_SANDBOX_STARTUP_FAILED", // Grok refused to start its sandbox (write_scope read-only); data.cause; nothing sent
+  "GROK_RATE_LIMIT_RECOVERY_BLOCKED", // Grok's usage-limit card is up but the latest turn did not end in error; nothing sent
+  "GROK_RATE_LIMIT_RECOVERY_FAILED", // the usage-limit card was dismissed once but input is not ready; nothing sent
   "REMOTE_CONNECT_FAILED", // ssh could not reach or log in to the remote host; data.host, data.ssh_error
   "REMOTE_PASSPHRASE_ENV_MISSING", // remote.passphrase_env names a variable the server does not have
   "REMOTE_AITERM_NOT_FOUND", // the remote host has no aiterm-mcp on its login PATH
   "REMOTE_PROTOCOL_FAILED", // the relay to the remote aiterm-mcp broke (probe, MCP handshake or call)
+  "REMOTE_WAIT_FAILED", // the remote aiterm-wait itself failed (not ssh); final, not retried
+  "REMOTE_ANSWER_UNAVAILABLE", // the remote transcript gave no answer for exactly that turn; nothing delivered
   "REMOTE_CONTROL_DIR_UNSAFE", // the ssh control directory is a link, another user's, or not mode 0700; data.path; nothing ran
   "INTERNAL", // a bug: anything that is not one of the codes above
 ] as const;

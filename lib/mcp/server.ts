@@ -9,17 +9,9 @@ import { runtimeCodeFor } from "../errors_store/mod.ts";
 import { log } from "../log.ts";
 import { SERVER_NAME } from "../version.ts";
 import { errorResult, successResult } from "./result.ts";
-import {
-  controlDirFor,
-  prepareRemote,
-  relayStartFailure,
-  remoteCommand,
-  remoteWaitProcess,
-  secretOf,
-} from "../remote/mod.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
-import { ERROR_CODES, type ErrorCode } from "../errors.ts";
-import { CallToolRequestSchema, Client, ListToolsRequestSchema, Server, StdioClientTransport } from "./sdk.ts";
+import { relay } from "./relay.ts";
+import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
 import type { Tool } from "./sdk.ts";
 import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
 import { parentContextOf } from "./parent.ts";
@@ -86,96 +78,6 @@ export async function callTool(
     if (rc) void deps.runtimeErrors?.record(rc).catch(() => {});
     return errorResult(err, def.name);
   }
-}
-
-/** The longest a relayed call may take (pty_read waits up to 600 s). */
-const RELAY_TIMEOUT_MS = 660_000;
-
-/**
- * Runs the same tool on the remote aiterm-mcp over ssh's stdio (lib/remote prepares the connection)
- * and returns its structured result with remote_host/remote_version; wait_process becomes an ssh
- * command that runs the remote waiter.
- */
-async function relay(
-  tool: string,
-  remote: RemoteTarget,
-  data: unknown,
-  deps: ToolDeps,
-  ctx: { progress: (p: number, total?: number, message?: string) => Promise<void>; signal: AbortSignal },
-): Promise<Record<string, unknown>> {
-  const { remote: _remote, ...args } = data as Record<string, unknown>;
-  const prepared = await prepareRemote({
-    target: remote,
-    controlDir: controlDirFor(deps.terminal.layout.root),
-    env: deps.env,
-  });
-  const transport = new StdioClientTransport({
-    command: "ssh",
-    args: [...prepared.sshArgs, remoteCommandFor(prepared)],
-    env: prepared.childEnv,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: unknown) => {
-    stderr = (stderr + String(chunk)).slice(-8192);
-  });
-  const client = new Client({ name: "aiterm-relay", version: deps.version });
-  try {
-    try {
-      await client.connect(transport, { timeout: 60_000 });
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-      throw relayStartFailure(remote.host, stderr, secretOf(prepared.childEnv));
-    }
-    const version = client.getServerVersion()?.version;
-    let result;
-    try {
-      result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: RELAY_TIMEOUT_MS,
-        signal: ctx.signal,
-        onprogress: (p) => void ctx.progress(p.progress, p.total, p.message),
-      });
-    } catch (err) {
-      throw new AppError(
-        "REMOTE_PROTOCOL_FAILED",
-        `Cannot complete ${tool} on ${remote.host}: ${(err as Error).message}`,
-        {
-          data: { host: remote.host },
-          cause: err,
-        },
-      );
-    }
-    const sc = (result.structuredContent ?? null) as Record<string, unknown> | null;
-    if (result.isError) {
-      const code = typeof sc?.code === "string" ? sc.code : "";
-      const message = typeof sc?.message === "string" ? sc.message : "the remote call failed";
-      const suggestion = typeof sc?.suggestion === "string" ? sc.suggestion : undefined;
-      if ((ERROR_CODES as readonly string[]).includes(code)) {
-        throw new AppError(code as ErrorCode, `${message} (on ${remote.host})`, suggestion ? { suggestion } : {});
-      }
-      throw new AppError("REMOTE_PROTOCOL_FAILED", `${remote.host} answered ${code || "an error"}: ${message}`);
-    }
-    if (!sc) throw new AppError("REMOTE_PROTOCOL_FAILED", `${remote.host} returned no structured result`);
-    const out: Record<string, unknown> = { ...sc, remote_host: remote.host };
-    if (version) out.remote_version = version;
-    const wp = sc.wait_process as { args?: unknown } | null | undefined;
-    if (wp && Array.isArray(wp.args)) {
-      const rewritten = remoteWaitProcess(prepared, wp.args.map(String));
-      out.wait_process = rewritten;
-      if ("wait_command" in sc) out.wait_command = [rewritten.executable, ...rewritten.args.map(shellQuote)].join(" ");
-    }
-    return out;
-  } finally {
-    await client.close().catch(() => {});
-  }
-}
-
-function remoteCommandFor(prepared: Awaited<ReturnType<typeof prepareRemote>>): string {
-  return remoteCommand(prepared.shell, "serve");
-}
-
-function shellQuote(a: string): string {
-  return /^[A-Za-z0-9_.:=\/%@,+-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`;
 }
 
 /** Builds the server with every tool. Connect it to a transport to serve. */

@@ -18,6 +18,8 @@ export interface ToolDeps {
   runtimeErrors?: RuntimeErrorRecorder;
   /** Parent delivery (absent: every parent gets wait_process). */
   delivery?: ParentDeliveryManager;
+  /** Parent delivery for children on remote hosts (its own store; see lib/mcp/relay.ts). */
+  remoteDelivery?: ParentDeliveryManager;
 }
 
 /** Per-call context. */

@@ -344,3 +344,96 @@ Deno.test("cursor parent: receive process or postToolUse takes the answer, never
   }).output();
   assertEquals([late.code, new TextDecoder().decode(late.stdout)], [6, ""]);
 });
+
+Deno.test(
+  "codex parent: the answer is queued on its thread; refusal → failed; cut off → unknown, never resent",
+  opts,
+  async () => {
+    await using t = await childEnv();
+    const log = `${t.root}/appserver.log`;
+    Object.assign(t.env, {
+      CODEX_BIN: `${FIXTURE_BIN}fake_codex_app_server.mjs`,
+      CODEX_HOME: `${t.home}/.codex`,
+      FAKE_CODEX_APPSERVER_LOG: log,
+      FAKE_CODEX_APPSERVER_QUEUE: `${t.root}/queue.json`,
+    });
+    await Deno.mkdir(`${t.home}/.codex`);
+    const thread = "019ad7a4-1b2c-7d3e-8f40-123456789abc";
+    const meta = { threadId: thread, callId: "call_1", sessionId: thread };
+    const adds = async (id: string) =>
+      (await Deno.readTextFile(log).catch(() => "")).split("\n").filter((l) =>
+        l.includes('"thread/queue/add"') && l.includes(id)
+      ).length;
+    const settled = (id: string) =>
+      eventually(
+        async () => {
+          const r = await record(t, "parent-deliveries", id);
+          return ["submitted", "failed", "unknown"].includes(r.state as string) && r;
+        },
+        30_000,
+        "delivery settled",
+      );
+
+    let child = "";
+    {
+      await using c = await connect(t.env, "codex-mcp-client");
+      const l = await callAs(c, "agent_launch", {
+        harness: "claude-code",
+        cwd: `${t.root}/proj`,
+        trust_project: true,
+        prompt: "codex parent task",
+      }, meta);
+      assert(l.ok?.parent_delivery, l.text);
+      child = l.ok.session_id;
+      assertEquals([l.ok.parent_delivery.parent, l.ok.wait_process], ["codex", null]);
+      const r = await settled(l.ok.parent_delivery.delivery_id);
+      assertEquals([r.state, r.received_by], ["submitted", "codex_queue"]);
+      assert(typeof r.queued_submission_id === "string" && r.queued_submission_id !== "", "queued id");
+      const queue = JSON.parse(await Deno.readTextFile(`${t.root}/queue.json`)) as Record<string, { text?: string }[]>;
+      const queued = JSON.stringify(queue[thread]);
+      assertStringIncludes(queued, "ANSWER([aiterm] You are a sub-agent");
+      assertEquals(await adds(l.ok.parent_delivery.delivery_id), 1);
+      // A Codex request without a thread gets no automatic delivery: wait_process instead.
+      const noThread = await callAs(c, "pty_send", { session_id: child, text: "no thread task" }, {});
+      assertEquals(noThread.ok?.parent_delivery, null);
+      assert(noThread.ok?.wait_process, "wait_process without a thread");
+      await eventually(
+        async () =>
+          !(await c.ok<{ agent: { state: string } | null }>("pty_observe", { session_id: child })).agent?.state
+            .includes("busy"),
+        20_000,
+        "child idle",
+      );
+    }
+    // The receiver refuses: failed, body kept.
+    {
+      await using c = await connect({ ...t.env, FAKE_CODEX_APPSERVER_MODE: "reject_add" }, "codex-mcp-client");
+      const s = await callAs(c, "pty_send", { session_id: child, text: "refused task" }, meta);
+      assert(s.ok?.parent_delivery, s.text);
+      const id = s.ok.parent_delivery.delivery_id;
+      const r = await settled(id);
+      assertEquals([r.state, r.error_code], ["failed", "CODEX_QUEUE_REFUSED"]);
+      assertStringIncludes(
+        await Deno.readTextFile(`${t.stateDir}/parent-deliveries/${id}.body`),
+        "ANSWER(refused task",
+      );
+    }
+    // The app-server dies after the add was written: unknown, body kept; a later server never resends it.
+    let cutId = "";
+    {
+      await using c = await connect({ ...t.env, FAKE_CODEX_APPSERVER_MODE: "exit_after_add" }, "codex-mcp-client");
+      const s = await callAs(c, "pty_send", { session_id: child, text: "cut off task" }, meta);
+      assert(s.ok?.parent_delivery, s.text);
+      cutId = s.ok.parent_delivery.delivery_id;
+      const r = await settled(cutId);
+      assertEquals([r.state, r.error_code], ["unknown", "CODEX_QUEUE_UNCONFIRMED"]);
+    }
+    {
+      await using c = await connect(t.env, "codex-mcp-client");
+      await c.ok("diagnostics", {});
+      await new Promise((r) => setTimeout(r, 1500));
+      assertEquals(await adds(cutId), 1, "an unknown delivery is never sent again");
+      assertEquals((await record(t, "parent-deliveries", cutId)).state, "unknown");
+    }
+  },
+);

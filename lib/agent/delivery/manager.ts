@@ -17,6 +17,7 @@ import { readAnswer } from "../answer.ts";
 import { waitForTurn } from "../waiter.ts";
 import {
   alive,
+  type ChildBoundary,
   type ChildOutcome,
   type DeliveryReceipt,
   type DeliveryRecord,
@@ -54,8 +55,25 @@ export interface CodexFailure {
   message: string;
 }
 
+/** How a turn ended, as the observer sees it. */
+export interface TurnEnd {
+  outcome: "done" | "closed" | "error" | "timeout";
+  turn_id: string | null;
+  error: string | null;
+}
+
+/** How the manager reaches a child: locally (the default) or through ssh (remote children). */
+export interface ChildAccess {
+  /** Waits up to `timeoutMs` for the boundary turn to end (timeout: not yet). */
+  wait(child: ChildBoundary, timeoutMs: number): Promise<TurnEnd>;
+  /** The answer of the boundary turn, exactly as recorded. */
+  answer(child: ChildBoundary): Promise<{ text: string; turn_id: string }>;
+}
+
 /** What the manager needs. */
 export interface DeliveryDeps extends AgentDeps {
+  /** Remote children: how to reach them (absent: local children). */
+  access?: ChildAccess;
   store: DeliveryStore;
   claudeHooks(): Promise<HookStatus>;
   cursorHooks(): Promise<HookStatus>;
@@ -127,8 +145,21 @@ export class ParentDeliveryManager {
   readonly #deps: DeliveryDeps;
   readonly #observing = new Set<string>();
   readonly #owner = me();
+  readonly #access: ChildAccess;
   constructor(deps: DeliveryDeps) {
     this.#deps = deps;
+    this.#access = deps.access ?? {
+      wait: (child, timeoutMs) =>
+        waitForTurn(deps.terminal, child.session_id, child.cursor, {
+          timeoutMs,
+          env: deps.env,
+          generation: child.generation,
+        }),
+      answer: async (child) => {
+        const a = await readAnswer(deps, child.session_id, child.cursor);
+        return { text: a.text, turn_id: a.turn_id };
+      },
+    };
   }
 
   get store(): DeliveryStore {
@@ -209,24 +240,18 @@ export class ParentDeliveryManager {
     const key = dest?.key ?? `other:${this.#owner.pid}`;
     return {
       beforeNewTurn: async (cursor: number, rec: AgentRecord) => {
-        await this.#securePrevious(rec.session_id);
+        await this.securePrevious(rec.session_id);
         if (!dest) return;
-        created = await this.#create(dest, rec, cursor);
+        created = await this.create(dest, {
+          session_id: rec.session_id,
+          launch_id: rec.launch_id,
+          harness: rec.harness,
+          cursor,
+          generation: (await this.#deps.terminal.meta(rec.session_id))?.generation ?? null,
+        });
       },
       beforeSteer: async (_joined: number | null, rec: AgentRecord) => {
-        const childId = rec.session_id;
-        const claim = await this.store.readClaim(childId);
-        if (!claim) return;
-        const held = await this.store.find(claim.delivery_id);
-        if (!held || held.state !== "waiting") return;
-        if (claim.destination_key !== key) {
-          throw new AppError(
-            "CHILD_CLAIMED",
-            `Cannot send to "${childId}": it is working on another parent's request (delivery ${claim.delivery_id})`,
-            { suggestion: "nothing was typed; wait for that turn to end, or use another child" },
-          );
-        }
-        joined = held;
+        joined = await this.checkClaim(rec.session_id, key);
       },
       created: () => created,
       joined: () => joined,
@@ -263,6 +288,31 @@ export class ParentDeliveryManager {
     };
   }
 
+  /**
+   * The delivery a child is working on, when its request is still running. Another parent's running
+   * request refuses the send.
+   * @throws {AppError} CHILD_CLAIMED
+   */
+  async checkClaim(childKey: string, destinationKey: string): Promise<DeliveryRecord | null> {
+    const claim = await this.store.readClaim(childKey);
+    if (!claim) return null;
+    const held = await this.store.read(claim.parent, claim.delivery_id);
+    if (!held || held.state !== "waiting") return null;
+    if (claim.destination_key !== destinationKey) {
+      throw new AppError(
+        "CHILD_CLAIMED",
+        `Cannot send to "${held.child.session_id}": it is working on another parent's request (delivery ${claim.delivery_id})`,
+        { suggestion: "nothing was typed; wait for that turn to end, or use another child" },
+      );
+    }
+    return held;
+  }
+
+  /** The claim key of a child: its session id, prefixed with a hash of the destination for a remote one. */
+  childKey(child: Pick<ChildBoundary, "session_id" | "remote">): string {
+    return child.remote ? `${digest(JSON.stringify(child.remote)).slice(0, 16)}-${child.session_id}` : child.session_id;
+  }
+
   /** Starts observing a delivery this process owns (after the request was typed). */
   start(rec: DeliveryRecord): void {
     void this.#observe(rec.parent, rec.delivery_id);
@@ -271,7 +321,7 @@ export class ParentDeliveryManager {
   /** Drops a delivery whose request never reached the child (the dispatch failed after it was created). */
   async abandon(rec: DeliveryRecord, code: string): Promise<void> {
     await this.store.update(rec.parent, rec.delivery_id, (r) => ({ ...r, state: "failed", error_code: code }));
-    await this.store.releaseClaim(rec.child.session_id, rec.delivery_id);
+    await this.store.releaseClaim(this.childKey(rec.child), rec.delivery_id);
   }
 
   /** The current receipt of a delivery. */
@@ -326,20 +376,15 @@ export class ParentDeliveryManager {
     return taken;
   }
 
-  async #create(dest: ResolvedDestination, rec: AgentRecord, cursor: number): Promise<DeliveryRecord> {
+  /** Records a new delivery for the boundary `child` (before the request is typed) and claims the child. */
+  async create(dest: ResolvedDestination, child: ChildBoundary): Promise<DeliveryRecord> {
     const now = Date.now();
     const record: DeliveryRecord = {
       schema: "aiterm.parent-delivery.v1",
       delivery_id: crypto.randomUUID(),
       parent: dest.kind,
       destination: dest.destination,
-      child: {
-        session_id: rec.session_id,
-        launch_id: rec.launch_id,
-        harness: rec.harness,
-        cursor,
-        generation: (await this.#deps.terminal.meta(rec.session_id))?.generation ?? null,
-      },
+      child,
       state: "waiting",
       child_outcome: null,
       child_turn_id: null,
@@ -354,7 +399,7 @@ export class ParentDeliveryManager {
       updated_at_ms: now,
     };
     await this.store.create(record);
-    await this.store.writeClaim(rec.session_id, {
+    await this.store.writeClaim(this.childKey(child), {
       delivery_id: record.delivery_id,
       parent: dest.kind,
       destination_key: dest.key,
@@ -364,6 +409,7 @@ export class ParentDeliveryManager {
       ensurePrivateDir(join(this.store.claudeHooksDir, "by-tool-use"));
       await writeJsonAtomic(claudeIndexPath(this.store, dest.destination.tool_use_id), {
         delivery_id: record.delivery_id,
+        prefix: this.store.prefix,
       });
     }
     return record;
@@ -374,21 +420,18 @@ export class ParentDeliveryManager {
    * so a later turn can never be taken for it.
    * @throws {AppError} DELIVERY_PREVIOUS_PENDING when that answer is not recorded yet (nothing typed)
    */
-  async #securePrevious(childId: string): Promise<void> {
-    const claim = await this.store.readClaim(childId);
+  async securePrevious(childKey: string): Promise<void> {
+    const claim = await this.store.readClaim(childKey);
     if (!claim) return;
     const prev = await this.store.read(claim.parent, claim.delivery_id);
     if (!prev || prev.state !== "waiting") {
-      await this.store.releaseClaim(childId, claim.delivery_id);
+      await this.store.releaseClaim(childKey, claim.delivery_id);
       return;
     }
+    const childId = prev.child.session_id;
     const deadline = Date.now() + 5000;
     for (;;) {
-      const outcome = await waitForTurn(this.#deps.terminal, childId, prev.child.cursor, {
-        timeoutMs: 0,
-        env: this.#deps.env,
-        generation: prev.child.generation,
-      });
+      const outcome = await this.#access.wait(prev.child, 0);
       if (outcome.outcome !== "timeout") {
         await this.#secure(prev.parent, prev.delivery_id, outcome);
         return;
@@ -413,11 +456,7 @@ export class ParentDeliveryManager {
         if (!rec || !sameOwner(rec, this.#owner)) return;
         if (rec.state === "ready" && kind === "codex") return await this.#deliverCodex(id);
         if (rec.state !== "waiting") return;
-        const outcome = await waitForTurn(this.#deps.terminal, rec.child.session_id, rec.child.cursor, {
-          timeoutMs: OBSERVE_SLICE_MS,
-          env: this.#deps.env,
-          generation: rec.child.generation,
-        });
+        const outcome = await this.#access.wait(rec.child, OBSERVE_SLICE_MS);
         if (outcome.outcome === "timeout") continue;
         await this.#secure(kind, id, outcome);
       }
@@ -432,7 +471,7 @@ export class ParentDeliveryManager {
   async #secure(
     kind: ParentKind,
     id: string,
-    outcome: { outcome: "done" | "closed" | "error" | "timeout"; turn_id: string | null; error: string | null },
+    outcome: TurnEnd,
   ): Promise<void> {
     const rec = await this.store.read(kind, id);
     if (!rec) return;
@@ -446,7 +485,7 @@ export class ParentDeliveryManager {
     let turnId = outcome.turn_id;
     if (outcome.outcome === "done") {
       try {
-        const answer = await readAnswer(this.#deps, rec.child.session_id, rec.child.cursor);
+        const answer = await this.#access.answer(rec.child);
         body = answer.text;
         turnId = answer.turn_id;
       } catch (err) {
@@ -462,7 +501,7 @@ export class ParentDeliveryManager {
       if (r.state !== "waiting") return { ...r, ...fields };
       return { ...r, ...fields, state: "ready", ready_at_ms: Date.now() };
     });
-    await this.store.releaseClaim(rec.child.session_id, id);
+    await this.store.releaseClaim(this.childKey(rec.child), id);
   }
 
   async #deliverCodex(id: string): Promise<void> {

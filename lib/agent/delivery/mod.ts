@@ -1,5 +1,6 @@
 /** Parent delivery: the child's answer reaches the parent that dispatched the request by itself. */
 export {
+  type ChildAccess,
   claudeIndexPath,
   claudePrePath,
   type CodexQueueFn,
@@ -9,6 +10,7 @@ export {
   type ParentContext,
   ParentDeliveryManager,
   type ResolvedDestination,
+  type TurnEnd,
   UNCLAIMED_LIMIT_MS,
 } from "./manager.ts";
 export {
@@ -21,6 +23,7 @@ export {
   type WriteFn,
 } from "./receivers.ts";
 export {
+  type ChildBoundary,
   type DeliveryReceipt,
   type DeliveryRecord,
   type DeliveryState,

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 import { claudeIndexPath, claudePrePath, envelope, UNCLAIMED_LIMIT_MS } from "./manager.ts";
-import { type DeliveryRecord, type DeliveryStore, me, type ParentKind } from "./store.ts";
+import { type DeliveryRecord, DeliveryStore, me, type ParentKind, STORE_PREFIXES } from "./store.ts";
 
 /** Where a receiver writes: the stream its client reads. Rejects when the reader went away. */
 export type WriteFn = (stream: "stdout" | "stderr", text: string) => Promise<void>;
@@ -42,6 +42,11 @@ function parseAny(text: string): unknown {
 
 function str(v: unknown): string | null {
   return typeof v === "string" && v !== "" ? v : null;
+}
+
+/** The stores of local and remote children under the same root. */
+function allStores(store: DeliveryStore): DeliveryStore[] {
+  return STORE_PREFIXES.map((p) => p === store.prefix ? store : new DeliveryStore(store.root, p));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -119,8 +124,10 @@ export async function claudePostToolUse(
   const input = parseJson(stdin);
   const toolUseId = str(input?.tool_use_id);
   if (!toolUseId || !/^[A-Za-z0-9_-]{1,128}$/.test(toolUseId)) return 0;
-  const index = await readJsonFile<{ delivery_id: string }>(claudeIndexPath(store, toolUseId)).catch(() => null);
+  const index = await readJsonFile<{ delivery_id: string; prefix?: string }>(claudeIndexPath(store, toolUseId))
+    .catch(() => null);
   if (!index) return 0;
+  store = allStores(store).find((s) => s.prefix === (index.prefix ?? "")) ?? store;
   const deadline = Date.now() + (options.timeoutMs ?? CLAUDE_HOOK_TIMEOUT_MS);
   for (;;) {
     const rec = await store.read("claude", index.delivery_id);
@@ -151,16 +158,18 @@ export async function claudePostToolUse(
 export async function claudeSessionEnd(store: DeliveryStore, stdin: string): Promise<number> {
   const sessionId = str(parseJson(stdin)?.session_id);
   if (!sessionId) return 0;
-  for (const rec of await store.list("claude")) {
-    if (rec.destination.claude_session_id !== sessionId) continue;
-    await store.update(
-      "claude",
-      rec.delivery_id,
-      (r) =>
-        r.state === "waiting" || r.state === "ready"
-          ? { ...r, state: "failed", error_code: "CLAUDE_PARENT_SESSION_ENDED" }
-          : null,
-    );
+  for (const s of allStores(store)) {
+    for (const rec of await s.list("claude")) {
+      if (rec.destination.claude_session_id !== sessionId) continue;
+      await s.update(
+        "claude",
+        rec.delivery_id,
+        (r) =>
+          r.state === "waiting" || r.state === "ready"
+            ? { ...r, state: "failed", error_code: "CLAUDE_PARENT_SESSION_ENDED" }
+            : null,
+      );
+    }
   }
   return 0;
 }
@@ -206,29 +215,34 @@ export async function cursorParentHook(store: DeliveryStore, stdin: string, writ
     return 0;
   }
   const result = input.result_json ?? input.tool_output ?? input.tool_response ?? input.toolResult ?? null;
+  const stores = allStores(store);
   for (const id of deliveryIdsIn(result)) {
-    await store.update(
-      "cursor",
-      id,
-      (r) =>
-        r.destination.conversation_id
-          ? null
-          : { ...r, destination: { ...r.destination, conversation_id: conversation } },
-    );
+    for (const s of stores) {
+      await s.update(
+        "cursor",
+        id,
+        (r) =>
+          r.destination.conversation_id
+            ? null
+            : { ...r, destination: { ...r.destination, conversation_id: conversation } },
+      );
+    }
   }
   if (event !== "postToolUse") {
     await write("stdout", "{}\n").catch(() => {});
     return 0;
   }
   const texts: string[] = [];
-  for (const rec of await store.list("cursor")) {
-    if (rec.destination.conversation_id !== conversation || rec.state !== "ready") continue;
-    let collected = "";
-    const taken = await handOver(store, "cursor", rec, "cursor_post_tool_use", (t) => {
-      collected = t;
-      return Promise.resolve();
-    }).catch(() => false);
-    if (taken) texts.push(collected);
+  for (const s of stores) {
+    for (const rec of await s.list("cursor")) {
+      if (rec.destination.conversation_id !== conversation || rec.state !== "ready") continue;
+      let collected = "";
+      const taken = await handOver(s, "cursor", rec, "cursor_post_tool_use", (t) => {
+        collected = t;
+        return Promise.resolve();
+      }).catch(() => false);
+      if (taken) texts.push(collected);
+    }
   }
   const out = texts.length ? JSON.stringify({ additional_context: texts.join("\n\n") }) : "{}";
   await write("stdout", out + "\n").catch(() => {});
@@ -247,6 +261,12 @@ export async function cursorParentReceive(
   options: Partial<ReceiveOptions> = {},
 ): Promise<number> {
   const deadline = Date.now() + (options.timeoutMs ?? UNCLAIMED_LIMIT_MS);
+  for (const s of allStores(store)) {
+    if (await s.read("cursor", deliveryId)) {
+      store = s;
+      break;
+    }
+  }
   for (;;) {
     const rec = await store.read("cursor", deliveryId);
     if (!rec) return 4;

@@ -50,6 +50,8 @@ export interface ChildBoundary {
   harness: string;
   cursor: number;
   generation: string | null;
+  /** A child on another host: the connection details without any passphrase (null/absent: local). */
+  remote?: Record<string, unknown> | null;
 }
 
 /** `<kind dir>/<delivery_id>.json`. */
@@ -110,6 +112,9 @@ export function me(): ProcessRef {
 export function alive(ref: ProcessRef | null): boolean {
   return ref !== null && sameProcessAlive(ref.pid, ref.start);
 }
+
+/** Store prefixes: local children, and remote children (kept apart so an older reader never meets them). */
+export const STORE_PREFIXES = ["", "remote-"] as const;
 
 const KIND_DIRS: Record<ParentKind, string> = {
   codex: "parent-deliveries",
@@ -209,6 +214,7 @@ export class DeliveryStore {
     id: string,
     change: (rec: DeliveryRecord) => DeliveryRecord | null,
   ): Promise<DeliveryRecord | null> {
+    if (!(await this.read(kind, id))) return null;
     return await this.#locked(kind, id, async () => {
       const rec = await this.read(kind, id);
       if (!rec) return null;

@@ -1,0 +1,229 @@
+/**
+ * Remote calls: the same tool on another host's aiterm-mcp over ssh's stdio (lib/remote prepares
+ * the connection). For an agent request from a parent with automatic delivery, the delivery is
+ * owned here, on the calling side: the remote aiterm only sees a plain client. Its records live in
+ * the separate `remote-` store, its child keys carry a hash of the destination, completion comes
+ * from the remote `aiterm-wait` (through `remote-wait`, which re-observes from the same cursor when
+ * ssh itself fails) and the answer from the remote `pty_read(agent_transcript:true, raw:true)`.
+ */
+import { AppError, ERROR_CODES, type ErrorCode } from "../errors.ts";
+import {
+  controlDirFor,
+  prepareRemote,
+  relayStartFailure,
+  remoteCommand,
+  remoteWaitProcess,
+  secretOf,
+} from "../remote/mod.ts";
+import type { PreparedRemote, RemoteTarget } from "../remote/mod.ts";
+import type { ChildAccess, ChildBoundary, ParentDeliveryManager, TurnEnd } from "../agent/delivery/mod.ts";
+import { cursorReceiveProcess } from "../agent/delivery/mod.ts";
+import { Client, StdioClientTransport } from "./sdk.ts";
+import type { CallContext, ToolDeps } from "./tool.ts";
+
+/** The longest a relayed call may take (pty_read waits up to 600 s). */
+const RELAY_TIMEOUT_MS = 660_000;
+
+/** Tools whose remote receipt may start a child turn that a parent delivery waits for. */
+const AGENT_REQUEST_TOOLS = new Set(["pty_send", "agent_launch", "claude_agent", "codex_agent", "grok_agent"]);
+
+/** Passphrases given in this process, by destination (memory only; a restarted server has none). */
+const passphrases = new Map<string, string>();
+
+/** The connection details a delivery record may keep: everything but the passphrase. */
+export function storableTarget(t: RemoteTarget): Record<string, unknown> {
+  const { passphrase: _secret, ...rest } = t;
+  return rest;
+}
+
+function targetKey(t: Record<string, unknown>): string {
+  return JSON.stringify([t.host, t.user ?? null, t.port ?? null, t.identity_file ?? null, t.ssh_options ?? []]);
+}
+
+async function prepare(target: RemoteTarget, deps: Pick<ToolDeps, "terminal" | "env">): Promise<PreparedRemote> {
+  return await prepareRemote({ target, controlDir: controlDirFor(deps.terminal.layout.root), env: deps.env });
+}
+
+/**
+ * Calls `tool` with `args` on the remote aiterm-mcp; returns its structured result and version.
+ * @throws {AppError} the remote's own code (with the host), REMOTE_CONNECT_FAILED, REMOTE_PROTOCOL_FAILED
+ */
+export async function callRemoteTool(
+  tool: string,
+  target: RemoteTarget,
+  args: Record<string, unknown>,
+  deps: Pick<ToolDeps, "terminal" | "env" | "version">,
+  ctx: Partial<Pick<CallContext, "progress" | "signal">> = {},
+): Promise<{ sc: Record<string, unknown>; version: string | undefined; prepared: PreparedRemote }> {
+  const prepared = await prepare(target, deps);
+  const transport = new StdioClientTransport({
+    command: "ssh",
+    args: [...prepared.sshArgs, remoteCommand(prepared.shell, "serve")],
+    env: prepared.childEnv,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: unknown) => {
+    stderr = (stderr + String(chunk)).slice(-8192);
+  });
+  const client = new Client({ name: "aiterm-relay", version: deps.version });
+  try {
+    try {
+      await client.connect(transport, { timeout: 60_000 });
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+      throw relayStartFailure(target.host, stderr, secretOf(prepared.childEnv));
+    }
+    const version = client.getServerVersion()?.version;
+    let result;
+    try {
+      result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: RELAY_TIMEOUT_MS,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.progress ? { onprogress: (p) => void ctx.progress?.(p.progress, p.total, p.message) } : {}),
+      });
+    } catch (err) {
+      throw new AppError(
+        "REMOTE_PROTOCOL_FAILED",
+        `Cannot complete ${tool} on ${target.host}: ${(err as Error).message}`,
+        { data: { host: target.host }, cause: err },
+      );
+    }
+    const sc = (result.structuredContent ?? null) as Record<string, unknown> | null;
+    if (result.isError) {
+      const code = typeof sc?.code === "string" ? sc.code : "";
+      const message = typeof sc?.message === "string" ? sc.message : "the remote call failed";
+      const suggestion = typeof sc?.suggestion === "string" ? sc.suggestion : undefined;
+      if ((ERROR_CODES as readonly string[]).includes(code)) {
+        throw new AppError(code as ErrorCode, `${message} (on ${target.host})`, suggestion ? { suggestion } : {});
+      }
+      throw new AppError("REMOTE_PROTOCOL_FAILED", `${target.host} answered ${code || "an error"}: ${message}`);
+    }
+    if (!sc) throw new AppError("REMOTE_PROTOCOL_FAILED", `${target.host} returned no structured result`);
+    return { sc, version, prepared };
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/**
+ * Runs a tool call on the remote host and returns its structured result with remote_host and
+ * remote_version; wait_process becomes the local remote-wait over ssh. An agent request from a
+ * parent with automatic delivery gets its parent_delivery here.
+ */
+export async function relay(
+  tool: string,
+  remote: RemoteTarget,
+  data: unknown,
+  deps: ToolDeps,
+  ctx: CallContext,
+): Promise<Record<string, unknown>> {
+  const { remote: _remote, ...args } = data as Record<string, unknown>;
+  if (remote.passphrase) passphrases.set(targetKey(remote), remote.passphrase);
+  const manager = AGENT_REQUEST_TOOLS.has(tool) ? deps.remoteDelivery : undefined;
+  // Preflight before ssh runs: a parent without its hooks gets nothing sent anywhere.
+  const dest = manager ? await manager.resolve(ctx.parent) : null;
+  const storable = storableTarget(remote);
+  let joined = null;
+  if (manager && tool === "pty_send" && typeof args.session_id === "string") {
+    const key = manager.childKey({ session_id: args.session_id, remote: storable });
+    joined = await manager.checkClaim(key, dest?.key ?? "other");
+    if (!joined) await manager.securePrevious(key);
+  }
+  const { sc, version } = await callRemoteTool(tool, remote, args, deps, ctx);
+  const out: Record<string, unknown> = { ...sc, remote_host: remote.host };
+  if (version) out.remote_version = version;
+  const wp = sc.wait_process as { args?: unknown } | null | undefined;
+  if (wp && Array.isArray(wp.args)) {
+    const rewritten = remoteWaitProcess(await prepare(remote, deps), wp.args.map(String));
+    out.wait_process = rewritten;
+    if ("wait_command" in sc) out.wait_command = [rewritten.executable, ...rewritten.args.map(shellQuote)].join(" ");
+  }
+  if (!manager) return out;
+  const cursor = typeof sc.event_cursor === "number" ? sc.event_cursor : null;
+  const isNewTurn = cursor !== null && (tool !== "pty_send" || sc.mode === "agent_dispatch");
+  if (dest && isNewTurn && typeof sc.session_id === "string") {
+    const rec = await manager.create(dest, {
+      session_id: sc.session_id,
+      launch_id: typeof sc.launch_id === "string" ? sc.launch_id : "",
+      harness: typeof sc.harness === "string" ? sc.harness : "",
+      cursor,
+      generation: typeof sc.generation === "string" ? sc.generation : null,
+      remote: storable,
+    });
+    manager.start(rec);
+    out.parent_delivery = await manager.receipt(rec);
+    out.wait_process = rec.parent === "cursor" ? cursorReceiveProcess(rec.delivery_id) : null;
+    if ("wait_command" in sc) out.wait_command = null;
+  } else if (joined && sc.mode === "agent_steer") {
+    out.parent_delivery = await manager.receipt(joined);
+  }
+  return out;
+}
+
+/** How the delivery core reaches a remote child: the remote waiter over ssh and the remote transcript. */
+export function remoteChildAccess(deps: Pick<ToolDeps, "terminal" | "env" | "version">): ChildAccess {
+  const targetOf = (child: ChildBoundary): RemoteTarget => {
+    const t = { ...(child.remote ?? {}) } as RemoteTarget;
+    const secret = passphrases.get(targetKey(t as unknown as Record<string, unknown>));
+    return secret && !t.passphrase_env ? { ...t, passphrase: secret } : t;
+  };
+  return {
+    async wait(child: ChildBoundary, timeoutMs: number): Promise<TurnEnd> {
+      const target = targetOf(child);
+      const prepared = await prepare(target, deps);
+      const waitArgs = ["--session", child.session_id, "--cursor", String(child.cursor)];
+      if (child.generation) waitArgs.push("--generation", child.generation);
+      waitArgs.push("--timeout", String(Math.ceil(timeoutMs / 1000)));
+      const wp = remoteWaitProcess(prepared, waitArgs);
+      const out = await new Deno.Command(wp.executable, {
+        args: wp.args,
+        env: prepared.childEnv,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      let parsed: { outcome?: string; turn_id?: string | null; error?: string | null } = {};
+      try {
+        parsed = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop() ?? "{}");
+      } catch {
+        parsed = {};
+      }
+      const outcome = parsed.outcome;
+      if (outcome === "done" || outcome === "closed" || outcome === "error" || outcome === "timeout") {
+        return { outcome, turn_id: parsed.turn_id ?? null, error: parsed.error ?? null };
+      }
+      // The remote waiter itself failed (not ssh: remote-wait already re-observes on exit 255): final.
+      return {
+        outcome: "error",
+        turn_id: null,
+        error: `REMOTE_WAIT_FAILED: the remote waiter on ${target.host} exited ${out.code}`,
+      };
+    },
+    async answer(child: ChildBoundary): Promise<{ text: string; turn_id: string }> {
+      const target = targetOf(child);
+      const { sc } = await callRemoteTool("pty_read", target, {
+        session_id: child.session_id,
+        agent_transcript: true,
+        raw: true,
+        cursor: child.cursor,
+      }, deps);
+      if (sc.cursor !== child.cursor || typeof sc.text !== "string" || typeof sc.turn_id !== "string") {
+        // Never deliver a body from another turn.
+        throw new AppError(
+          "REMOTE_ANSWER_UNAVAILABLE",
+          `${target.host} returned no answer for turn ${child.cursor} of "${child.session_id}"`,
+        );
+      }
+      return { text: sc.text, turn_id: sc.turn_id };
+    },
+  };
+}
+
+function shellQuote(a: string): string {
+  return /^[A-Za-z0-9_.:=\/%@,+-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`;
+}
+
+/** Re-exported for the remote store's manager (built in lib/app.ts). */
+export type { ParentDeliveryManager };
