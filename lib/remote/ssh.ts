@@ -7,7 +7,7 @@
  * child. Without a passphrase ssh runs with BatchMode=yes and never prompts.
  */
 import { selfCommand } from "../self_command.ts";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { AppError } from "../errors.ts";
 import { ensurePrivateDir } from "../state/mod.ts";
 import type { RemoteTarget } from "./schema.ts";
@@ -45,22 +45,69 @@ export interface PreparedRemote {
   childEnv: Record<string, string>;
 }
 
-/** The control directory under the state root; created 0700 and checked (owner, no links). */
+/**
+ * The control directory under the state root. Created 0700 when missing; an existing one must be a
+ * real directory owned by this user with mode exactly 0700, else nothing runs: a socket planted in a
+ * directory others could write would carry our commands to someone else's connection, and changing
+ * the mode afterwards would not remove it.
+ * @throws {AppError} REMOTE_CONTROL_DIR_UNSAFE, STATE_ROOT_INVALID
+ */
 export function controlDirFor(stateRoot: string): string {
   const dir = join(stateRoot, "ssh");
-  try {
-    ensurePrivateDir(dir);
-  } catch (err) {
-    throw new AppError("REMOTE_CONNECT_FAILED", `Cannot use the ssh control directory: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
+  ensureControlDir(dir);
   if (new TextEncoder().encode(join(dir, "x".repeat(40))).length > SOCKET_PATH_MAX) {
     throw new AppError("REMOTE_CONNECT_FAILED", "Cannot place the ssh control socket: the state path is too long", {
       suggestion: "set AITERM_STATE_DIR to a shorter directory",
     });
   }
   return dir;
+}
+
+function ensureControlDir(dir: string): void {
+  try {
+    Deno.mkdirSync(dir, { mode: 0o700 });
+    // Ours and new: set the exact mode (the umask may have removed owner bits).
+    Deno.chmodSync(dir, 0o700);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      ensurePrivateDir(dirname(dir));
+      return ensureControlDir(dir);
+    }
+    if (!(err instanceof Deno.errors.AlreadyExists)) {
+      throw new AppError(
+        "REMOTE_CONTROL_DIR_UNSAFE",
+        `Cannot create the ssh control directory: ${(err as Error).message}`,
+        {
+          data: { path: dir },
+          cause: err,
+        },
+      );
+    }
+  }
+  const problem = controlDirProblem(dir);
+  if (problem) {
+    throw new AppError("REMOTE_CONTROL_DIR_UNSAFE", `Cannot use the ssh control directory "${dir}": ${problem}`, {
+      data: { path: dir },
+      suggestion: "remove that directory (aiterm creates it again, owner-only); nothing was run",
+    });
+  }
+}
+
+/** Why `dir` is not a safe control directory, or null when it is. */
+export function controlDirProblem(dir: string): string | null {
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.lstatSync(dir);
+  } catch (err) {
+    return `cannot inspect it (${(err as Error).message})`;
+  }
+  if (st.isSymlink || !st.isDirectory) return "it is not a real directory";
+  if (Deno.build.os === "windows") return null;
+  const uid = Deno.uid();
+  if (uid !== null && st.uid !== uid) return `it belongs to uid ${st.uid}, not ${uid}`;
+  const mode = (st.mode ?? 0) & 0o7777;
+  if (mode !== 0o700) return `its mode is ${mode.toString(8).padStart(4, "0")}, not 0700`;
+  return null;
 }
 
 /** Resolves the passphrase (memory only). @throws {AppError} REMOTE_PASSPHRASE_ENV_MISSING */

@@ -153,3 +153,100 @@ export async function masterPids(controlDir: string): Promise<number[]> {
   }
   return pids;
 }
+
+/** One process from /proc. */
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  argv: string[];
+}
+
+/** Every process of this machine, from /proc (Linux only; the remote tests need a local sshd anyway). */
+export async function processes(): Promise<ProcInfo[]> {
+  const out: ProcInfo[] = [];
+  for await (const e of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    const cmd = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
+    const stat = await Deno.readTextFile(`/proc/${e.name}/stat`).catch(() => "");
+    // Field 4 of stat is the ppid; the command name before it may hold spaces, so count from ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (!cmd || !Number.isFinite(ppid)) continue;
+    out.push({ pid: Number(e.name), ppid, argv: cmd.split("\0").slice(0, -1) });
+  }
+  return out;
+}
+
+/** Files under `dir` whose bytes contain `needle` (the passphrase checks). */
+export async function filesContaining(dir: string, needle: string): Promise<string[]> {
+  const hits: string[] = [];
+  const walk = async (d: string): Promise<void> => {
+    let entries: Deno.DirEntry[] = [];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(d));
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = `${d}/${e.name}`;
+      if (e.isDirectory) await walk(p);
+      else if (e.isFile) {
+        const text = await Deno.readTextFile(p).catch(() => "");
+        if (text.includes(needle)) hits.push(p);
+      }
+    }
+  };
+  await walk(dir);
+  return hits;
+}
+
+/** One recorded ssh invocation (see {@link sshRecorder}). */
+export interface SshCall {
+  argv: string[];
+  /** SSH_ASKPASS_REQUIRE in ssh's environment ("" when unset). */
+  askpassRequire: string;
+  /** Whether SSH_ASKPASS was set. */
+  askpass: boolean;
+}
+
+/** A directory to put first on PATH: its `ssh` records each invocation, then runs the real ssh. */
+export interface SshRecorder {
+  binDir: string;
+  /** Every ssh invocation so far, in order. */
+  calls(): Promise<SshCall[]>;
+}
+
+/** Creates an `ssh` wrapper under `dir` that records each call (argv and askpass variables) in `dir/ssh-calls/`. */
+export async function sshRecorder(dir: string): Promise<SshRecorder> {
+  const real = ["/usr/bin/ssh", "/bin/ssh", "/usr/local/bin/ssh"].find((p) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  }) ?? "ssh";
+  const binDir = `${dir}/ssh-bin`;
+  const calls = `${dir}/ssh-calls`;
+  await Deno.mkdir(binDir, { recursive: true });
+  await Deno.mkdir(calls, { recursive: true });
+  // One file per call, NUL-separated: SSH_ASKPASS_REQUIRE, whether SSH_ASKPASS is set, then argv.
+  const script = [
+    "#!/bin/sh",
+    `f='${calls}/'"$(date +%s%N).$$"`,
+    'printf \'%s\\0\' "${SSH_ASKPASS_REQUIRE:-}" "${SSH_ASKPASS:+set}" "$@" > "$f"',
+    `exec '${real}' "$@"`,
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${binDir}/ssh`, script, { mode: 0o755 });
+  return {
+    binDir,
+    async calls() {
+      const names = (await Array.fromAsync(Deno.readDir(calls))).map((e) => e.name).sort();
+      const out: SshCall[] = [];
+      for (const n of names) {
+        const fields = (await Deno.readTextFile(`${calls}/${n}`)).split("\0").slice(0, -1);
+        out.push({ askpassRequire: fields[0] ?? "", askpass: fields[1] === "set", argv: fields.slice(2) });
+      }
+      return out;
+    },
+  };
+}
