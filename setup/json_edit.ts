@@ -12,6 +12,8 @@ export interface JsonNode {
   value: unknown;
   /** Object members in source order (duplicates kept; the last one wins, as in JSON.parse). */
   members?: JsonMember[];
+  /** Array elements in source order. */
+  items?: JsonNode[];
 }
 
 /** One `"key": value` of an object. */
@@ -168,10 +170,11 @@ class Parser {
     const start = this.pos;
     this.pos++;
     const value: unknown[] = [];
+    const items: JsonNode[] = [];
     this.skip();
     if (this.#text[this.pos] === "]") {
       this.pos++;
-      return { kind: "array", start, end: this.pos, value };
+      return { kind: "array", start, end: this.pos, value, items };
     }
     for (;;) {
       this.skip();
@@ -179,7 +182,9 @@ class Parser {
         this.pos++;
         break;
       }
-      value.push(this.value().value);
+      const item = this.value();
+      items.push(item);
+      value.push(item.value);
       this.skip();
       const c = this.#text[this.pos];
       if (c === ",") {
@@ -192,7 +197,7 @@ class Parser {
       }
       this.fail("expected ',' or ']'");
     }
-    return { kind: "array", start, end: this.pos, value };
+    return { kind: "array", start, end: this.pos, value, items };
   }
 }
 
@@ -242,30 +247,48 @@ function isMultiline(text: string, node: JsonNode): boolean {
 /** Inserts `"key": value` as the last member of `obj`, in the object's own style. */
 function insertMember(text: string, obj: JsonNode, key: string, value: unknown, eol: string): string {
   const unit = indentUnit(text);
-  const members = obj.members ?? [];
-  const last = members.at(-1);
+  const last = obj.members?.at(-1);
+  return appendEntry(
+    text,
+    obj,
+    last ? { start: last.keyStart, end: last.node.end } : undefined,
+    (indent, compact) => `${JSON.stringify(key)}: ${serialize(value, unit, indent, eol, compact)}`,
+    eol,
+  );
+}
+
+/**
+ * Appends one entry (rendered by `render` for an indent and a layout) after `last`, the current last
+ * entry of `container` (an object or an array), or into the empty `container`.
+ */
+function appendEntry(
+  text: string,
+  container: JsonNode,
+  last: { start: number; end: number } | undefined,
+  render: (indent: string, compact: boolean) => string,
+  eol: string,
+): string {
+  const unit = indentUnit(text);
   if (!last) {
-    // Empty object: lay it out on lines unless the whole file is on one line.
+    // Empty container: lay it out on lines unless the whole file is on one line.
     const compact = !text.trim().includes("\n");
-    const outer = indentAt(text, obj.start);
+    const outer = indentAt(text, container.start);
     const inner = outer + unit;
-    const body = compact
-      ? `${JSON.stringify(key)}: ${serialize(value, unit, "", eol, true)}`
-      : `${eol}${inner}${JSON.stringify(key)}: ${serialize(value, unit, inner, eol, false)}${eol}${outer}`;
-    const interior = text.slice(obj.start + 1, obj.end - 1);
-    // Only comments inside (JSONC): keep them, after the new member.
+    const body = compact ? render("", true) : `${eol}${inner}${render(inner, false)}${eol}${outer}`;
+    const interior = text.slice(container.start + 1, container.end - 1);
+    // Only comments inside (JSONC): keep them, after the new entry.
     if (interior.trim() !== "" && !compact) {
-      return text.slice(0, obj.start + 1) + body.trimEnd() + interior + text.slice(obj.end - 1);
+      return text.slice(0, container.start + 1) + body.trimEnd() + interior + text.slice(container.end - 1);
     }
-    return text.slice(0, obj.start + 1) + body + text.slice(obj.end - 1);
+    return text.slice(0, container.start + 1) + body + text.slice(container.end - 1);
   }
-  const compact = !isMultiline(text, obj);
-  const inner = compact ? "" : indentAt(text, last.keyStart);
-  const entry = `${JSON.stringify(key)}: ${serialize(value, unit, inner, eol, compact)}`;
-  // A trailing comma (JSONC) after the last member stays, now between the old last member and ours;
-  // a comment on the same line after the last member stays with it.
+  const compact = !isMultiline(text, container);
+  const inner = compact ? "" : indentAt(text, last.start);
+  const entry = render(inner, compact);
+  // A trailing comma (JSONC) after the last entry stays, now between the old last entry and ours;
+  // a comment on the same line after the last entry stays with it.
   const sep = compact ? " " : eol + inner;
-  const valueEnd = last.node.end;
+  const valueEnd = last.end;
   const after = /^(?:\s|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*,/.exec(text.slice(valueEnd));
   const commaEnd = after ? valueEnd + after[0].length : valueEnd;
   const at = compact ? commaEnd : commaEnd + sameLineComments(text.slice(commaEnd));
@@ -297,7 +320,7 @@ export function setNestedMember(
   name: string,
   value: unknown,
 ): string {
-  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const eol = eolOf(text);
   if (root.kind !== "object") throw new JsonShapeError("the top level is not a JSON object");
   const holder = memberOf(root, container);
   if (!holder) return insertMember(text, root, container, { [name]: value }, eol);
@@ -305,6 +328,70 @@ export function setNestedMember(
   const existing = memberOf(holder.node, name);
   if (existing) return replaceValue(text, existing, value, eol);
   return insertMember(text, holder.node, name, value, eol);
+}
+
+function eolOf(text: string): string {
+  return text.includes("\r\n") ? "\r\n" : "\n";
+}
+
+/** Adds `"key": value` as the last member of the object `obj`, in its own layout. */
+export function addMember(text: string, obj: JsonNode, key: string, value: unknown): string {
+  if (obj.kind !== "object") throw new JsonShapeError("expected a JSON object");
+  return insertMember(text, obj, key, value, eolOf(text));
+}
+
+/** Appends `value` as the last element of the array `arr`, in its own layout. */
+export function appendArrayItem(text: string, arr: JsonNode, value: unknown): string {
+  if (arr.kind !== "array") throw new JsonShapeError("expected a JSON array");
+  const eol = eolOf(text);
+  const unit = indentUnit(text);
+  const last = arr.items?.at(-1);
+  return appendEntry(text, arr, last, (indent, compact) => serialize(value, unit, indent, eol, compact), eol);
+}
+
+/** Replaces the value `node` (a member's value or an array element) with `value`; nothing else moves. */
+export function replaceNode(text: string, node: JsonNode, value: unknown): string {
+  const eol = eolOf(text);
+  const compact = !isMultiline(text, node);
+  return text.slice(0, node.start) + serialize(value, indentUnit(text), indentAt(text, node.start), eol, compact) +
+    text.slice(node.end);
+}
+
+/**
+ * Removes entry `index` of `spans` (the entries of `container`) with the separator that joins it to
+ * a neighbour, keeping the other entries' bytes. The only entry leaves an empty container.
+ */
+function removeEntry(
+  text: string,
+  container: JsonNode,
+  spans: { start: number; end: number }[],
+  index: number,
+): string {
+  const cur = spans[index];
+  if (!cur) throw new RangeError(`no entry ${index}`);
+  if (spans.length === 1) return text.slice(0, container.start + 1) + text.slice(container.end - 1);
+  const next = spans[index + 1];
+  if (next) return text.slice(0, cur.start) + text.slice(next.start);
+  // The last entry: drop the comma after the previous entry, but keep a comment on that line.
+  const prevEnd = spans[index - 1]!.end;
+  const comma = /^(?:\s|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*,/.exec(text.slice(prevEnd));
+  if (!comma || prevEnd + comma[0].length > cur.start) return text.slice(0, prevEnd) + text.slice(cur.end);
+  const commaAt = prevEnd + comma[0].length - 1;
+  const note = /^[ \t]*(?:\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/)/.exec(text.slice(commaAt + 1))?.[0] ?? "";
+  return text.slice(0, commaAt) + note + text.slice(cur.end);
+}
+
+/** Removes element `index` of the array `arr`. */
+export function removeArrayItem(text: string, arr: JsonNode, index: number): string {
+  return removeEntry(text, arr, arr.items ?? [], index);
+}
+
+/** Removes `member` (one of `obj.members`) from the object `obj`. */
+export function removeMember(text: string, obj: JsonNode, member: JsonMember): string {
+  const members = obj.members ?? [];
+  const index = members.indexOf(member);
+  if (index < 0) throw new RangeError(`"${member.key}" is not a member of this object`);
+  return removeEntry(text, obj, members.map((m) => ({ start: m.keyStart, end: m.node.end })), index);
 }
 
 /** Structural equality of JSON values (object key order ignored). */

@@ -1,5 +1,16 @@
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
-import { JsonShapeError, JsonSyntaxError, parseJsonSpans, setNestedMember } from "./json_edit.ts";
+import {
+  addMember,
+  appendArrayItem,
+  JsonShapeError,
+  JsonSyntaxError,
+  memberOf,
+  parseJsonSpans,
+  removeArrayItem,
+  removeMember,
+  replaceNode,
+  setNestedMember,
+} from "./json_edit.ts";
 
 function assertThrows<E extends Error>(fn: () => unknown, type: new (...a: never[]) => E): E {
   try {
@@ -94,4 +105,45 @@ Deno.test("parsed values equal JSON.parse, duplicates last-wins, __proto__ is pl
 Deno.test("shape errors: the root or mcpServers is not an object", () => {
   assertThrows(() => edit("[]"), JsonShapeError);
   assertThrows(() => edit('{"mcpServers": []}'), JsonShapeError);
+});
+
+function arrayAt(text: string, key: string, jsonc = false) {
+  return memberOf(parseJsonSpans(text, { jsonc }), key)!.node;
+}
+
+Deno.test("appendArrayItem follows the array's layout: lines, one line, empty, JSONC trailing comma", () => {
+  const lines = '{\n  "a": [\n    1,\n    {"x": 1}\n  ]\n}\n';
+  assertEquals(
+    appendArrayItem(lines, arrayAt(lines, "a"), { y: 2 }),
+    '{\n  "a": [\n    1,\n    {"x": 1},\n    {\n      "y": 2\n    }\n  ]\n}\n',
+  );
+  const flat = '{\n  "a": [1, 2]\n}';
+  assertEquals(appendArrayItem(flat, arrayAt(flat, "a"), 3), '{\n  "a": [1, 2, 3]\n}');
+  const empty = '{\n  "a": []\n}';
+  assertEquals(appendArrayItem(empty, arrayAt(empty, "a"), 3), '{\n  "a": [\n    3\n  ]\n}');
+  const jsonc = '{\n  "a": [\n    1, // one\n  ]\n}';
+  assertEquals(appendArrayItem(jsonc, arrayAt(jsonc, "a", true), 2), '{\n  "a": [\n    1, // one\n    2\n  ]\n}');
+});
+
+Deno.test("removeArrayItem / removeMember take one entry and its separator; neighbours keep their bytes", () => {
+  const text = '{\n  "a": [\n    1,\n    2,  \n    3\n  ]\n}';
+  assertEquals(removeArrayItem(text, arrayAt(text, "a"), 0), '{\n  "a": [\n    2,  \n    3\n  ]\n}');
+  assertEquals(removeArrayItem(text, arrayAt(text, "a"), 1), '{\n  "a": [\n    1,\n    3\n  ]\n}');
+  assertEquals(removeArrayItem(text, arrayAt(text, "a"), 2), '{\n  "a": [\n    1,\n    2\n  ]\n}');
+  assertEquals(removeArrayItem('{"a": [7]}', arrayAt('{"a": [7]}', "a"), 0), '{"a": []}');
+  const withNote = '{"a": [\n  1, // keep me\n  2\n]}';
+  assertEquals(removeArrayItem(withNote, arrayAt(withNote, "a", true), 1), '{"a": [\n  1 // keep me\n]}');
+  const obj = '{"x": 1, "y": {"z": 2}, "w": 3}';
+  const root = parseJsonSpans(obj, { jsonc: false });
+  assertEquals(removeMember(obj, root, memberOf(root, "y")!), '{"x": 1, "w": 3}');
+  assertEquals(removeMember(obj, root, memberOf(root, "w")!), '{"x": 1, "y": {"z": 2}}');
+});
+
+Deno.test("replaceNode swaps one value in place; addMember appends to any object", () => {
+  const text = '{\n  "a": [\n    {"old": true},\n    2\n  ]\n}';
+  const first = arrayAt(text, "a").items![0]!;
+  assertEquals(replaceNode(text, first, { new: 1 }), '{\n  "a": [\n    {"new":1},\n    2\n  ]\n}');
+  const root = parseJsonSpans("{}", { jsonc: false });
+  assertEquals(addMember("{}", root, "version", 1), '{"version": 1}');
+  assertThrows(() => addMember("[]", parseJsonSpans("[]", { jsonc: false }), "k", 1), JsonShapeError);
 });

@@ -4,7 +4,7 @@
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { VERSION } from "../lib/version.ts";
+import { type HookActionsRequest, renderHooksHuman, runHookActions } from "./hook_actions.ts";
 import { renderHuman, type SetupResult } from "./result.ts";
 import { processArgv0 } from "./platform_deps.ts";
 import { performSetup } from "./run.ts";
@@ -13,7 +13,9 @@ import { isSetupName, type ServerCommand } from "./server_command.ts";
 export type { SetupResult } from "./result.ts";
 
 /** One-line usage. */
-export const SETUP_USAGE = "usage: aiterm-mcp setup [--install-deps] [--dry-run] [--json | --human]";
+export const SETUP_USAGE = "usage: aiterm-mcp setup [--install-deps] [--dry-run] [--json | --human]\n" +
+  "       aiterm-mcp setup [--remove-claude-parent-hooks] [--remove-cursor-parent-hooks]\n" +
+  "                        [--codex-steer status|enable|disable] [--dry-run] [--json | --human]";
 
 /** `--help` text. */
 export const SETUP_HELP = `${SETUP_USAGE}
@@ -22,7 +24,10 @@ export const SETUP_HELP = `${SETUP_USAGE}
 Prepares aiterm on this machine, in order: checks tmux (psmux and PowerShell 7 on Windows), runs a
 smoke test through the MCP interface (starts the server, opens a terminal, runs a command, reads it,
 closes it), finds the AI clients (Claude Code, Codex CLI, Cursor, Grok Build), registers aiterm in
-each one and reads every registration back. Running it again changes nothing when all matches.
+each one and reads every registration back. Where aiterm is registered in Claude Code (2.1.259 or
+later) or Cursor, it also adds aiterm's own parent hooks (~/.claude/settings.json, ~/.cursor/hooks.json)
+so that a child agent's answer reaches that client by itself, and reads them back. Other hooks and
+settings are kept; disableAllHooks is never changed. Running it again changes nothing when all matches.
 
   --install-deps  install missing dependencies with the system's package manager (otherwise the
                   command is only shown)
@@ -31,10 +36,21 @@ each one and reads every registration back. Running it again changes nothing whe
   --human         print a readable summary instead of JSON
   -h, --help      this text
 
-Exit status: 0 ready (smoke test passed and at least one client registered and read back),
-1 failed (the result says why), 2 bad flags. Progress goes to stderr.`;
+Hook commands (run instead of the setup steps; JSON schema aiterm.setup-hooks-result.v1):
+  --remove-claude-parent-hooks  remove only aiterm's hooks from Claude Code's user settings
+  --remove-cursor-parent-hooks  remove only aiterm's entries from ~/.cursor/hooks.json
+  --codex-steer status|enable|disable
+                  Codex steer delivery: not built in this version (unsupported on Linux);
+                  status and disable exit 0, enable exits 1
 
-const NOT_AVAILABLE = ["--remove-claude-parent-hooks", "--remove-cursor-parent-hooks", "--codex-steer"];
+Exit status: 0 ready (smoke test passed and at least one client registered and read back) or hook
+commands done, 1 failed (the result says why), 2 bad flags. Progress goes to stderr.`;
+
+const STEER_REQUESTS = ["status", "enable", "disable"] as const;
+
+function isSteerRequest(v: string): v is typeof STEER_REQUESTS[number] {
+  return (STEER_REQUESTS as readonly string[]).includes(v);
+}
 
 /** Options for {@link runSetup} (tests). */
 export interface RunSetupOptions {
@@ -61,16 +77,6 @@ function usageError(message: string): number {
  * exit code. Writes the result to stdout and progress to stderr.
  */
 export async function runSetup(args: string[], options: RunSetupOptions = {}): Promise<number> {
-  for (const arg of args) {
-    const flag = NOT_AVAILABLE.find((f) => arg === f || arg.startsWith(`${f}=`));
-    if (flag) {
-      write(
-        Deno.stderr,
-        `aiterm-setup: ${flag} is not available in this version (${VERSION}): parent hooks are not delivered yet\n`,
-      );
-      return 2;
-    }
-  }
   let values;
   try {
     values = parseArgs({
@@ -81,6 +87,9 @@ export async function runSetup(args: string[], options: RunSetupOptions = {}): P
         json: { type: "boolean" },
         human: { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        "remove-claude-parent-hooks": { type: "boolean" },
+        "remove-cursor-parent-hooks": { type: "boolean" },
+        "codex-steer": { type: "string" },
       },
       strict: true,
       allowPositionals: false,
@@ -93,6 +102,27 @@ export async function runSetup(args: string[], options: RunSetupOptions = {}): P
     return 0;
   }
   if (values.json && values.human) return usageError("--json and --human exclude each other");
+  const steer = values["codex-steer"];
+  if (steer !== undefined && !isSteerRequest(steer)) {
+    return usageError(`--codex-steer takes status, enable or disable, not "${steer}"`);
+  }
+  const hookRequest: HookActionsRequest = {
+    removeClaude: values["remove-claude-parent-hooks"] === true,
+    removeCursor: values["remove-cursor-parent-hooks"] === true,
+    ...(steer !== undefined ? { codexSteer: steer } : {}),
+  };
+  if (hookRequest.removeClaude || hookRequest.removeCursor || hookRequest.codexSteer) {
+    if (values["install-deps"]) return usageError("--install-deps does not go with the hook commands");
+    const result = await runHookActions(hookRequest, {
+      env: options.env ?? Deno.env.toObject(),
+      dryRun: values["dry-run"] === true,
+    });
+    for (const a of result.actions) {
+      write(Deno.stderr, `aiterm-setup: ${a.action}: ${a.status}${a.reason_code ? ` [${a.reason_code}]` : ""}\n`);
+    }
+    write(Deno.stdout, values.human ? renderHooksHuman(result) : JSON.stringify(result, null, 2) + "\n");
+    return result.status === "ok" ? 0 : 1;
+  }
 
   const result: SetupResult = await performSetup({
     env: options.env ?? Deno.env.toObject(),

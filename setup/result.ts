@@ -13,6 +13,7 @@ export const STEP_NAMES = [
   "detect_clients",
   "register",
   "read_back",
+  "parent_hooks",
 ] as const;
 /** One of {@link STEP_NAMES}. */
 export type StepName = typeof STEP_NAMES[number];
@@ -27,6 +28,23 @@ export interface StepResult {
   install_command?: string;
 }
 
+/**
+ * Claude Code and Cursor: aiterm's parent hooks (how a child agent's answer reaches this client by
+ * itself). `would_install` appears only with --dry-run; `ready` is the read-back after the change.
+ */
+export interface ParentHooksResult {
+  status: "installed" | "already_installed" | "would_install" | "failed" | "not_attempted";
+  /** All entries read back in the installed form, their program exists, hooks are not disabled. */
+  ready: boolean;
+  reason_code?: string;
+  detail: string;
+  config_path?: string;
+  config_path_kind?: "file" | "symlink" | "created";
+  backup_path?: string;
+  /** Claude Code: the version that was checked. */
+  client_version?: string;
+}
+
 /** One client's outcome. `would_register` appears only with --dry-run. */
 export interface ClientResult {
   status: "registered" | "already_registered" | "would_register" | "not_found" | "failed";
@@ -37,6 +55,8 @@ export interface ClientResult {
   backup_path?: string;
   /** Claude Code: `claude mcp get aiterm` started the server and reported it connected. */
   health?: "connected" | "not_checked";
+  /** Claude Code and Cursor only. */
+  parent_hooks?: ParentHooksResult;
 }
 
 /** The whole result. */
@@ -61,6 +81,10 @@ const MARK: Record<string, string> = {
   already_registered: "already registered",
   would_register: "would register",
   not_found: "not found",
+  installed: "installed",
+  already_installed: "already installed",
+  would_install: "would install",
+  not_attempted: "not attempted",
 };
 
 /** A readable summary of `result` (the `--human` output). */
@@ -78,6 +102,14 @@ export function renderHuman(result: SetupResult): string {
   for (const [id, c] of Object.entries(result.clients)) {
     const code = c.reason_code ? ` [${c.reason_code}]` : "";
     lines.push(`  ${id.padEnd(8)} ${MARK[c.status] ?? c.status}${code}${c.detail ? `: ${c.detail}` : ""}`);
+    const h = c.parent_hooks;
+    if (h) {
+      const hcode = h.reason_code ? ` [${h.reason_code}]` : "";
+      const state = `${MARK[h.status] ?? h.status}${
+        h.ready ? ", ready" : h.status === "would_install" ? "" : ", NOT ready"
+      }`;
+      lines.push(`  ${"".padEnd(8)} parent hooks: ${state}${hcode}: ${h.detail}`);
+    }
   }
   return lines.join("\n") + "\n";
 }

@@ -2,15 +2,18 @@
  * The order of setup, owned here and nowhere else:
  *
  *   preflight → dependencies → server_command → smoke_test → detect_clients → register → read_back
+ *   → parent_hooks
  *
  * A step that fails stops the steps that depend on it (nothing is registered unless the smoke test
  * passed); client detection is read-only and always runs, so the result can say which clients were
  * found. Setup is ready when the smoke test passed and at least one client was registered (or already
- * was) and read back.
+ * was) and read back. Parent hooks (Claude Code, Cursor) are added only where aiterm is registered;
+ * their outcome is reported per client and in their own step, and does not change that rule.
  */
 import { VERSION } from "../lib/version.ts";
 import { CLIENT_IDS, type ClientContext, type ClientId, CLIENTS, type Detection } from "./clients.ts";
 import { SetupFailure } from "./config_file.ts";
+import { HOOK_CLIENT_IDS, setupParentHooks } from "./hook_actions.ts";
 import { checkDependencies, homeDir } from "./platform_deps.ts";
 import { type ClientResult, SETUP_SCHEMA, type SetupResult, type StepResult } from "./result.ts";
 import { type ServerCommand, serverCommand } from "./server_command.ts";
@@ -230,6 +233,48 @@ export async function performSetup(options: SetupOptions): Promise<SetupResult> 
         `${id}: ${clients[id].status === "failed" ? clients[id].reason_code : "ok"}`
       ).join(", ") ||
         "nothing to read back",
+    });
+  }
+
+  // 8. Parent hooks where aiterm is registered (and read back): Claude Code and Cursor.
+  const hookIds = HOOK_CLIENT_IDS.filter((id) => detected.has(id));
+  if (!canRegister || hookIds.length === 0) {
+    skipped("parent_hooks", canRegister ? "neither Claude Code nor Cursor was found" : "nothing was registered");
+  } else {
+    const attempted: typeof hookIds = [];
+    for (const id of hookIds) {
+      const c = clients[id];
+      if (c.status === "registered" || c.status === "already_registered" || c.status === "would_register") {
+        attempted.push(id);
+        clients[id] = { ...c, parent_hooks: await setupParentHooks(id, ctx, detected.get(id)!) };
+      } else {
+        clients[id] = {
+          ...c,
+          parent_hooks: {
+            status: "not_attempted",
+            ready: false,
+            reason_code: "not_registered",
+            detail: "aiterm is not registered in this client, so no hooks were added",
+          },
+        };
+      }
+    }
+    const hooks = attempted.map((id) => [id, clients[id].parent_hooks!] as const);
+    const bad = hooks.find(([, h]) => h.status === "failed" || (!h.ready && h.status !== "would_install"));
+    step({
+      step: "parent_hooks",
+      status: attempted.length === 0
+        ? "skipped"
+        : bad
+        ? "failed"
+        : hooks.some(([, h]) => h.status === "would_install")
+        ? "planned"
+        : "ok",
+      ...(bad?.[1].reason_code ? { reason_code: bad[1].reason_code } : {}),
+      detail: hookIds.map((id) => {
+        const h = clients[id].parent_hooks!;
+        return `${id}: ${h.status}${h.ready ? "" : h.reason_code ? ` (${h.reason_code})` : ""}`;
+      }).join(", "),
     });
   }
 

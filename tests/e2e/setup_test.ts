@@ -1,16 +1,19 @@
 /**
- * `aiterm-mcp setup` end to end, each test in a throwaway HOME. The real Claude Code and Codex CLIs
- * (installed by scripts/install_vendor_clis.sh) are the clients: after setup `claude mcp list`
- * starts the registered server and reports it connected, and `codex mcp list --json` shows it.
- * Grok and Cursor are fakes that follow their documented layouts: a `grok` with `mcp add` / `mcp
- * list --json` over `~/.grok/config.toml`, and a `cursor-agent` plus `~/.cursor/mcp.json`.
+ * `aiterm-mcp setup` end to end through the real entry (`deno run -A main.ts setup …`), each test in
+ * a throwaway HOME. The real Claude Code and Codex CLIs (installed by scripts/install_vendor_clis.sh)
+ * are the clients: after setup `claude mcp list` starts the registered server and reports it
+ * connected, and `codex mcp list --json` shows it. Grok and Cursor are fakes that follow their
+ * documented layouts: a `grok` with `mcp add` / `mcp list --json` over `~/.grok/config.toml`, and a
+ * `cursor-agent` plus `~/.cursor/mcp.json` and `~/.cursor/hooks.json`. The parent hooks setup adds
+ * to `~/.claude/settings.json` and `~/.cursor/hooks.json` are checked byte for byte, and the real
+ * Claude Code is shown to run an installed hook with its argv as written.
  * The tests are ignored, with the reason in their names, when tmux or the real CLIs are missing.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { hasTmux } from "../helpers/env.ts";
 import { findVendorClis, vendorHome } from "../helpers/vendor.ts";
+import { CLAUDE_HOOK_MATCHER, installClaudeParentHooks } from "../../setup/parent_hooks.ts";
 
-const SETUP = new URL("../../setup/mod.ts", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const clis = findVendorClis();
 const skip = !hasTmux
@@ -20,12 +23,25 @@ const skip = !hasTmux
   : " [ignored: run scripts/install_vendor_clis.sh first]";
 const decoder = new TextDecoder();
 
+interface Hooks {
+  status: string;
+  ready: boolean;
+  reason_code?: string;
+  detail: string;
+  config_path?: string;
+  backup_path?: string;
+  client_version?: string;
+}
+
 interface Result {
   status: string;
   reason_code?: string;
   server?: { command: string; args: string[] };
   steps: { step: string; status: string; reason_code?: string; detail?: string }[];
-  clients: Record<string, { status: string; reason_code?: string; config_path_kind?: string; health?: string }>;
+  clients: Record<
+    string,
+    { status: string; reason_code?: string; config_path_kind?: string; health?: string; parent_hooks?: Hooks }
+  >;
 }
 
 interface Home extends AsyncDisposable {
@@ -114,7 +130,7 @@ async function makeHome(opts: { grok?: boolean; cursor?: boolean; real?: boolean
 
 async function setup(h: Home, ...args: string[]): Promise<{ code: number; result: Result; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SETUP, ...args],
+    args: ["run", "-A", MAIN, "setup", ...args],
     cwd: h.home,
     env: h.env,
     clearEnv: true,
@@ -165,6 +181,52 @@ function statuses(r: Result): Record<string, string> {
 
 const BOM = "\uFEFF";
 
+const CLAUDE_SETTINGS =
+  '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}\n\t\t]\n\t},\n\t"permissions": {"allow": []}\n}\n';
+const CURSOR_HOOKS =
+  '{\n  "version": 1,\n  "hooks": {\n    "afterMCPExecution": [{ "command": "./audit.sh" }]\n  }\n}\n';
+
+/** The hook argv setup writes for this checkout: deno run -A main.ts hook <name>. */
+function hookArgs(name: string): string[] {
+  return ["run", "-A", MAIN, "hook", name];
+}
+
+/** Checks the parent hooks setup added, and that every other byte of both files was kept. */
+async function assertParentHooks(home: string): Promise<void> {
+  const settings = await Deno.readTextFile(`${home}/.claude/settings.json`);
+  const foreignGroup = '{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}';
+  assert(settings.startsWith(`{\n\t"model": "opus",\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t${foreignGroup},\n`));
+  assert(settings.endsWith('\n\t},\n\t"permissions": {"allow": []}\n}\n'), settings);
+  const handler = (name: string, timeout: number) => ({
+    type: "command",
+    command: Deno.execPath(),
+    args: hookArgs(name),
+    timeout,
+  });
+  assertEquals(JSON.parse(settings), {
+    model: "opus",
+    hooks: {
+      PreToolUse: [
+        { matcher: "Bash", hooks: [{ type: "command", command: "guard.sh" }] },
+        { matcher: CLAUDE_HOOK_MATCHER, hooks: [handler("claude-pre-tool-use", 30)] },
+      ],
+      PostToolUse: [{
+        matcher: CLAUDE_HOOK_MATCHER,
+        hooks: [{ ...handler("claude-post-tool-use", 86400), asyncRewake: true }],
+      }],
+      SessionEnd: [{ hooks: [handler("claude-session-end", 30)] }],
+    },
+    permissions: { allow: [] },
+  });
+  assertEquals(await Deno.readTextFile(`${home}/.claude/settings.json.aiterm-backup`), CLAUDE_SETTINGS);
+  const cursor = JSON.parse(await Deno.readTextFile(`${home}/.cursor/hooks.json`));
+  const ours = { command: `${Deno.execPath()} run -A ${MAIN} hook cursor-parent` };
+  assertEquals(cursor, {
+    version: 1,
+    hooks: { afterMCPExecution: [{ command: "./audit.sh" }, ours], postToolUse: [ours] },
+  });
+}
+
 Deno.test({
   name:
     `setup registers aiterm in Claude Code, Codex, Cursor and Grok, keeps everything else, and a rerun changes nothing${skip}`,
@@ -202,6 +264,10 @@ Deno.test({
       `${home}/.grok/config.toml`,
       '[mcp_servers.probe]\ncommand = "node"\nargs = ["probe.js"]\nenabled = true\n',
     );
+    // Claude hooks: another product's hook and settings, tab-indented; Cursor: another hook.
+    await Deno.mkdir(`${home}/.claude`, { recursive: true });
+    await Deno.writeTextFile(`${home}/.claude/settings.json`, CLAUDE_SETTINGS);
+    await Deno.writeTextFile(`${home}/.cursor/hooks.json`, CURSOR_HOOKS);
 
     const first = await setup(h);
     assertEquals(first.code, 0, first.stderr);
@@ -223,7 +289,14 @@ Deno.test({
       "detect_clients:ok",
       "register:ok",
       "read_back:ok",
+      "parent_hooks:ok",
     ]);
+    const claudeHooks = first.result.clients.claude!.parent_hooks!;
+    assertEquals([claudeHooks.status, claudeHooks.ready, claudeHooks.client_version], ["installed", true, "2.1.328"]);
+    const cursorHooks = first.result.clients.cursor!.parent_hooks!;
+    assertEquals([cursorHooks.status, cursorHooks.ready], ["installed", true]);
+    assertEquals(first.result.clients.codex!.parent_hooks, undefined);
+    await assertParentHooks(home);
 
     // The real Claude Code starts the server and reports it connected.
     const list = await cli(h, `${h.bin}/claude`, "mcp", "list");
@@ -270,6 +343,10 @@ Deno.test({
       `${home}/dotfiles/cursor-mcp.json.aiterm-backup`,
       `${home}/.codex/config.toml`,
       `${home}/.grok/config.toml`,
+      `${home}/.claude/settings.json`,
+      `${home}/.claude/settings.json.aiterm-backup`,
+      `${home}/.cursor/hooks.json`,
+      `${home}/.cursor/hooks.json.aiterm-backup`,
     ];
     const before = await snapshot(files);
     const grokCalls = (await Deno.readTextFile(`${home}/.grok/calls.log`)).trim().split("\n").length;
@@ -281,6 +358,8 @@ Deno.test({
       cursor: "already_registered",
       grok: "already_registered",
     });
+    assertEquals(second.result.clients.claude!.parent_hooks!.status, "already_installed");
+    assertEquals(second.result.clients.cursor!.parent_hooks!.status, "already_installed");
     assertEquals(await snapshot(files), before);
     const calls = (await Deno.readTextFile(`${home}/.grok/calls.log`)).trim().split("\n").slice(grokCalls);
     assert(calls.every((c) => !c.includes('"add"')), `grok mcp add ran again: ${calls}`);
@@ -353,7 +432,12 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     await using h = await makeHome();
-    const files = [`${h.home}/.claude.json`, `${h.home}/.claude.json.aiterm-backup`, `${h.home}/.codex/config.toml`];
+    const files = [
+      `${h.home}/.claude.json`,
+      `${h.home}/.claude.json.aiterm-backup`,
+      `${h.home}/.codex/config.toml`,
+      `${h.home}/.claude/settings.json`,
+    ];
     const before = await snapshot(files);
     const r = await setup(h, "--dry-run");
     assertEquals(r.code, 0, r.stderr);
@@ -365,6 +449,8 @@ Deno.test({
     });
     assertEquals(r.result.steps.find((s) => s.step === "register")?.status, "planned");
     assertEquals(r.result.steps.find((s) => s.step === "read_back")?.status, "skipped");
+    assertEquals(r.result.steps.find((s) => s.step === "parent_hooks")?.status, "planned");
+    assertEquals(r.result.clients.claude!.parent_hooks!.status, "would_install");
     assertEquals(await snapshot(files), before);
   },
 });
@@ -388,7 +474,7 @@ Deno.test({
     });
     assertEquals(r.result.steps.find((s) => s.step === "smoke_test")?.status, "ok");
     const human = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SETUP, "--human"],
+      args: ["run", "-A", MAIN, "setup", "--human"],
       cwd: h.home,
       env: h.env,
       clearEnv: true,
@@ -398,4 +484,136 @@ Deno.test({
     assertEquals(human.code, 1);
     assertStringIncludes(decoder.decode(human.stdout), "aiterm setup: FAILED (clients_not_detected)");
   },
+});
+
+Deno.test({
+  name:
+    `--remove-claude-parent-hooks / --remove-cursor-parent-hooks take out only aiterm's entries (exit 0, backup kept)${skip}`,
+  ignore: skip !== "",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using h = await makeHome({ cursor: true });
+    const home = h.home;
+    await Deno.mkdir(`${home}/.claude`, { recursive: true });
+    await Deno.mkdir(`${home}/.cursor`);
+    await Deno.writeTextFile(`${home}/.claude/settings.json`, CLAUDE_SETTINGS);
+    await Deno.writeTextFile(`${home}/.cursor/hooks.json`, CURSOR_HOOKS);
+    const installed = await setup(h);
+    assertEquals(installed.code, 0, installed.stderr);
+    await assertParentHooks(home);
+    const withHooks = await Deno.readTextFile(`${home}/.claude/settings.json`);
+    // The MCP registration stays; only the hook entries go.
+    const claudeJson = await Deno.readTextFile(`${home}/.claude.json`);
+
+    const r = await setup(h, "--remove-claude-parent-hooks", "--remove-cursor-parent-hooks");
+    assertEquals(r.code, 0, r.stderr);
+    const result = r.result as unknown as { schema: string; status: string; actions: Record<string, unknown>[] };
+    assertEquals([result.schema, result.status], ["aiterm.setup-hooks-result.v1", "ok"]);
+    assertEquals(result.actions.map((a) => [a.action, a.status, a.removed_entries]), [
+      ["remove_claude_parent_hooks", "removed", 3],
+      ["remove_cursor_parent_hooks", "removed", 2],
+    ]);
+    assertEquals(await Deno.readTextFile(`${home}/.claude/settings.json`), CLAUDE_SETTINGS);
+    assertEquals(await Deno.readTextFile(`${home}/.claude/settings.json.aiterm-backup`), withHooks);
+    assertEquals(await Deno.readTextFile(`${home}/.cursor/hooks.json`), CURSOR_HOOKS);
+    assertEquals(await Deno.readTextFile(`${home}/.claude.json`), claudeJson);
+
+    const again = await setup(h, "--remove-claude-parent-hooks");
+    assertEquals(again.code, 0, again.stderr);
+    assertEquals((again.result as unknown as { actions: { status: string }[] }).actions[0]!.status, "not_installed");
+  },
+});
+
+Deno.test({
+  name: `disableAllHooks: true is left alone; setup says the hooks are installed but not ready${skip}`,
+  ignore: skip !== "",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using h = await makeHome();
+    await Deno.mkdir(`${h.home}/.claude`, { recursive: true });
+    await Deno.writeTextFile(`${h.home}/.claude/settings.json`, '{\n  "disableAllHooks": true\n}\n');
+    const r = await setup(h);
+    assertEquals(r.code, 0, r.stderr);
+    const hooks = r.result.clients.claude!.parent_hooks!;
+    assertEquals([hooks.status, hooks.ready, hooks.reason_code], ["installed", false, "claude_hooks_disabled"]);
+    const step = r.result.steps.find((s) => s.step === "parent_hooks")!;
+    assertEquals([step.status, step.reason_code], ["failed", "claude_hooks_disabled"]);
+    const settings = await Deno.readTextFile(`${h.home}/.claude/settings.json`);
+    assert(settings.startsWith('{\n  "disableAllHooks": true,\n  "hooks": {'), settings);
+  },
+});
+
+Deno.test({
+  name: `a Claude Code older than 2.1.259 gets no hooks (claude_version_too_old); registration still works${skip}`,
+  ignore: skip !== "",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using h = await makeHome({ real: false });
+    // The real CLI for everything except --version, which claims an older release.
+    await Deno.writeTextFile(
+      `${h.bin}/claude`,
+      `#!/bin/sh\n[ "$1" = --version ] && { echo '2.1.250 (Claude Code)'; exit 0; }\nexec '${clis.claude}' "$@"\n`,
+    );
+    await Deno.chmod(`${h.bin}/claude`, 0o755);
+    const r = await setup(h);
+    assertEquals(r.code, 0, r.stderr);
+    assertEquals(r.result.clients.claude!.status, "registered");
+    const hooks = r.result.clients.claude!.parent_hooks!;
+    assertEquals([hooks.status, hooks.ready, hooks.reason_code], ["failed", false, "claude_version_too_old"]);
+    assertStringIncludes(hooks.detail, "2.1.250");
+    assertEquals(await Deno.lstat(`${h.home}/.claude/settings.json`).then(() => true, () => false), false);
+  },
+});
+
+Deno.test({
+  name: `the real Claude Code runs an installed hook as command + args, without a shell${skip}`,
+  ignore: skip !== "",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using h = await makeHome();
+    const log = `${h.home}/hook.log`;
+    const recorder = `${h.home}/bin/recorder`;
+    // Prints each argument on its own line, then the hook's stdin.
+    await Deno.writeTextFile(
+      recorder,
+      `#!/bin/sh\nfor a in "$@"; do printf 'arg:%s\\n' "$a"; done >> '${log}'\ncat >> '${log}'\n`,
+    );
+    await Deno.chmod(recorder, 0o755);
+    const server = { command: recorder, args: ["two words", "$HOME", "a;b"] };
+    await installClaudeParentHooks(server, { env: h.env, home: h.home, dryRun: false });
+    // `claude mcp list` runs a short session whose end fires SessionEnd.
+    const list = await cli(h, `${h.bin}/claude`, "mcp", "list");
+    assertEquals(list.code, 0, list.stdout);
+    const text = await Deno.readTextFile(log);
+    const args = text.split("\n").filter((l) => l.startsWith("arg:")).map((l) => l.slice(4));
+    assertEquals(args, ["two words", "$HOME", "a;b", "hook", "claude-session-end"]);
+    const payload = JSON.parse(text.slice(text.indexOf("{")));
+    assertEquals(payload.hook_event_name, "SessionEnd");
+  },
+});
+
+Deno.test("setup --codex-steer through main.ts: status exits 0, enable fails (non-zero), disable has nothing to do", async () => {
+  const run = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "setup", ...args],
+      env: { HOME: "/nonexistent-aiterm-home", PATH: "/usr/bin:/bin" },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code: out.code, result: JSON.parse(decoder.decode(out.stdout)) };
+  };
+  const linux = Deno.build.os === "linux";
+  const status = await run("--codex-steer", "status");
+  assertEquals([status.code, status.result.actions[0].state], [0, linux ? "unsupported" : "not_enabled"]);
+  const enable = await run("--codex-steer", "enable");
+  assertEquals([enable.code, enable.result.status], [1, "failed"]);
+  assertEquals(enable.result.reason_code, linux ? "codex_steer_unsupported" : "codex_steer_not_built");
+  const disable = await run("--codex-steer=disable");
+  assertEquals([disable.code, disable.result.actions[0].status], [0, "ok"]);
 });

@@ -1,0 +1,249 @@
+/**
+ * Parent hooks in the setup flow (install after registration, then read back) and the stand-alone
+ * hook commands of `aiterm-mcp setup`: `--remove-claude-parent-hooks`, `--remove-cursor-parent-hooks`
+ * and `--codex-steer status|enable|disable`.
+ */
+import { VERSION } from "../lib/version.ts";
+import type { ClientContext, Detection } from "./clients.ts";
+import { SetupFailure } from "./config_file.ts";
+import { removeClaudeParentHooks, removeCursorParentHooks } from "./hook_edit.ts";
+import {
+  checkClaudeHookVersion,
+  claudeParentHookStatus,
+  codexSteerStatus,
+  cursorParentHookStatus,
+  type HookFileChange,
+  installClaudeParentHooks,
+  installCursorParentHooks,
+  uninstallClaudeParentHooks,
+  uninstallCursorParentHooks,
+} from "./parent_hooks.ts";
+import { currentOs, homeDir, type SetupOs } from "./platform_deps.ts";
+import type { ParentHooksResult } from "./result.ts";
+
+/** The clients whose parent hooks setup installs. */
+export const HOOK_CLIENT_IDS = ["claude", "cursor"] as const;
+/** One of {@link HOOK_CLIENT_IDS}. */
+export type HookClientId = typeof HOOK_CLIENT_IDS[number];
+
+const LABEL: Record<HookClientId, string> = { claude: "Claude Code", cursor: "Cursor" };
+
+function failure(err: unknown): { reason_code: string; detail: string } {
+  if (err instanceof SetupFailure) return { reason_code: err.reasonCode, detail: err.message };
+  return { reason_code: "internal", detail: `unexpected failure: ${err instanceof Error ? err.message : String(err)}` };
+}
+
+function where(change: HookFileChange): Pick<ParentHooksResult, "config_path" | "config_path_kind" | "backup_path"> {
+  return {
+    config_path: change.config_path,
+    config_path_kind: change.config_path_kind === "missing" ? "created" : change.config_path_kind,
+    ...(change.backup_path ? { backup_path: change.backup_path } : {}),
+  };
+}
+
+/**
+ * Installs one client's parent hooks (Claude Code: after checking its version) and reads them back.
+ * Never throws: a failure is a `failed` result with a reason code.
+ */
+export async function setupParentHooks(
+  id: HookClientId,
+  ctx: ClientContext,
+  det: Detection,
+): Promise<ParentHooksResult> {
+  let version: string | undefined;
+  let change: HookFileChange;
+  try {
+    if (id === "claude") version = await checkClaudeHookVersion(det.bin, ctx.env);
+    const options = { env: ctx.env, home: ctx.home, dryRun: ctx.dryRun };
+    change = id === "claude"
+      ? await installClaudeParentHooks(ctx.server, options)
+      : await installCursorParentHooks(ctx.server, options);
+  } catch (err) {
+    return { status: "failed", ready: false, ...failure(err), ...(version ? { client_version: version } : {}) };
+  }
+  const status = change.outcome === "written"
+    ? "installed"
+    : change.outcome === "would_write"
+    ? "would_install"
+    : "already_installed";
+  const common = { ...where(change), ...(version ? { client_version: version } : {}) };
+  const kept = change.backup_path ? ` (previous content kept in ${change.backup_path})` : "";
+  if (status === "would_install") {
+    return {
+      status,
+      ready: false,
+      detail: `would add aiterm's ${LABEL[id]} hooks to ${change.target}${kept}`,
+      ...common,
+    };
+  }
+  const did = status === "installed"
+    ? `added aiterm's hooks to ${change.target}${kept}`
+    : `${change.target} already holds aiterm's hooks`;
+  const back = id === "claude" ? claudeParentHookStatus(ctx.home, ctx.env) : cursorParentHookStatus(ctx.home, ctx.env);
+  if (back.ready) return { status, ready: true, detail: `${did}; read back: every entry present`, ...common };
+  if (back.reason_code === "claude_hooks_disabled") {
+    return { status, ready: false, reason_code: back.reason_code, detail: `${did}; but ${back.reason}`, ...common };
+  }
+  return {
+    status: "failed",
+    ready: false,
+    reason_code: "parent_hooks_readback_failed",
+    detail: `${did}; read back: ${back.reason ?? "not ready"}`,
+    ...common,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stand-alone hook commands
+
+/** Schema id of the JSON the hook commands print. */
+export const HOOKS_RESULT_SCHEMA = "aiterm.setup-hooks-result.v1";
+
+/** What the hook flags asked for. */
+export interface HookActionsRequest {
+  removeClaude: boolean;
+  removeCursor: boolean;
+  codexSteer?: "status" | "enable" | "disable";
+}
+
+/** One hook command's outcome. */
+export interface HookActionResult {
+  action: "remove_claude_parent_hooks" | "remove_cursor_parent_hooks" | "codex_steer";
+  /** removed / would_remove / not_installed (removals), ok (codex status, disable), failed. */
+  status: "removed" | "would_remove" | "not_installed" | "ok" | "failed";
+  reason_code?: string;
+  detail: string;
+  config_path?: string;
+  config_path_kind?: "file" | "symlink" | "missing";
+  backup_path?: string;
+  /** Removals: aiterm entries removed (or that would be). */
+  removed_entries?: number;
+  /** --codex-steer: what was asked and the state after it. */
+  request?: "status" | "enable" | "disable";
+  state?: "unsupported" | "not_enabled";
+}
+
+/** The whole result of the hook commands. */
+export interface HookActionsResult {
+  schema: typeof HOOKS_RESULT_SCHEMA;
+  version: string;
+  status: "ok" | "failed";
+  reason_code?: string;
+  dry_run: boolean;
+  actions: HookActionResult[];
+}
+
+async function removeFor(
+  id: HookClientId,
+  env: Record<string, string>,
+  home: string,
+  dryRun: boolean,
+): Promise<HookActionResult> {
+  const action = id === "claude" ? "remove_claude_parent_hooks" : "remove_cursor_parent_hooks";
+  let change: HookFileChange;
+  try {
+    const options = { env, home, dryRun };
+    change = id === "claude" ? await uninstallClaudeParentHooks(options) : await uninstallCursorParentHooks(options);
+  } catch (err) {
+    return { action, status: "failed", ...failure(err) };
+  }
+  const common = {
+    config_path: change.config_path,
+    config_path_kind: change.config_path_kind,
+    ...(change.backup_path ? { backup_path: change.backup_path } : {}),
+    removed_entries: change.removed ?? 0,
+  };
+  if (change.outcome === "unchanged") {
+    const why = change.config_path_kind === "missing" ? "does not exist" : "holds no aiterm hook";
+    return { action, status: "not_installed", detail: `${change.config_path} ${why}; nothing to remove`, ...common };
+  }
+  const n = change.removed ?? 0;
+  const kept = change.backup_path ? ` (previous content kept in ${change.backup_path})` : "";
+  if (change.outcome === "would_write") {
+    return {
+      action,
+      status: "would_remove",
+      detail: `would remove ${n} aiterm entries from ${change.target}${kept}`,
+      ...common,
+    };
+  }
+  // Read back: the file must hold none of ours now.
+  let left = -1;
+  try {
+    const text = (await Deno.readTextFile(change.target)).replace(/^\uFEFF/, "");
+    left = (id === "claude" ? removeClaudeParentHooks(text) : removeCursorParentHooks(text)).removed;
+  } catch {
+    // reported below
+  }
+  if (left !== 0) {
+    return {
+      action,
+      status: "failed",
+      reason_code: "config_readback_failed",
+      detail: `removed ${n} aiterm entries from ${change.target}, but reading it back ${
+        left < 0 ? "failed" : `still finds ${left}`
+      }`,
+      ...common,
+    };
+  }
+  return { action, status: "removed", detail: `removed ${n} aiterm entries from ${change.target}${kept}`, ...common };
+}
+
+function codexSteer(request: "status" | "enable" | "disable", os: SetupOs): HookActionResult {
+  const st = codexSteerStatus(os);
+  const base = { action: "codex_steer" as const, request, state: st.state };
+  if (request === "enable") return { ...base, status: "failed", reason_code: st.reason_code, detail: st.reason };
+  if (request === "disable") {
+    return { ...base, status: "ok", detail: `nothing to disable: ${st.reason}` };
+  }
+  return { ...base, status: "ok", reason_code: st.reason_code, detail: st.reason };
+}
+
+/** Options for {@link runHookActions}. */
+export interface HookActionsOptions {
+  env: Record<string, string>;
+  dryRun: boolean;
+  os?: SetupOs;
+}
+
+/** Runs the requested hook commands in a fixed order (Claude, Cursor, Codex); never throws. */
+export async function runHookActions(req: HookActionsRequest, options: HookActionsOptions): Promise<HookActionsResult> {
+  const os = options.os ?? currentOs();
+  const actions: HookActionResult[] = [];
+  const home = homeDir(options.env, os);
+  for (const id of HOOK_CLIENT_IDS) {
+    if (!(id === "claude" ? req.removeClaude : req.removeCursor)) continue;
+    if (!home) {
+      actions.push({
+        action: id === "claude" ? "remove_claude_parent_hooks" : "remove_cursor_parent_hooks",
+        status: "failed",
+        reason_code: "home_unknown",
+        detail: "HOME is not set",
+      });
+      continue;
+    }
+    actions.push(await removeFor(id, options.env, home, options.dryRun));
+  }
+  if (req.codexSteer) actions.push(codexSteer(req.codexSteer, os));
+  const failed = actions.find((a) => a.status === "failed");
+  return {
+    schema: HOOKS_RESULT_SCHEMA,
+    version: VERSION,
+    status: failed ? "failed" : "ok",
+    ...(failed?.reason_code ? { reason_code: failed.reason_code } : {}),
+    dry_run: options.dryRun,
+    actions,
+  };
+}
+
+/** A readable summary of the hook commands' result (`--human`). */
+export function renderHooksHuman(result: HookActionsResult): string {
+  const head = result.status === "ok" ? "aiterm setup hooks: ok" : `aiterm setup hooks: FAILED (${result.reason_code})`;
+  const lines = [result.dry_run ? `${head} [dry run: nothing was changed]` : head];
+  for (const a of result.actions) {
+    const code = a.reason_code ? ` [${a.reason_code}]` : "";
+    const what = a.action === "codex_steer" ? `codex_steer ${a.request}` : a.action;
+    lines.push(`  ${what}: ${a.status}${a.state ? ` (${a.state})` : ""}${code}: ${a.detail}`);
+  }
+  return lines.join("\n") + "\n";
+}
