@@ -95,6 +95,8 @@ const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 /** How long a Cursor body waits for a claim before the delivery is failed (body kept). */
 export const UNCLAIMED_LIMIT_MS = 24 * 3600_000;
 const OBSERVE_SLICE_MS = 600_000;
+/** Finished deliveries (and their bodies) are kept this long for inspection. */
+const FINISHED_KEEP_MS = 7 * 24 * 3600_000;
 
 /** sha256 hex of a string (file names derived from foreign ids). */
 export function digest(s: string): string {
@@ -216,6 +218,8 @@ export class ParentDeliveryManager {
       await new Promise((r) => setTimeout(r, 50));
     }
     if (!pre || pre.tool_use_id !== toolUseId) throw unavailable("aiterm's PreToolUse hook did not run for this call");
+    // Used once: the hand-over file of this tool call is not needed again.
+    await Deno.remove(path).catch(() => {});
     if (pre.agent_id) {
       throw new AppError(
         "CLAUDE_PARENT_AGENT_UNSUPPORTED",
@@ -335,6 +339,7 @@ export class ParentDeliveryManager {
    * sender becomes `unknown`. Returns how many were taken over.
    */
   async resume(): Promise<number> {
+    await this.#prune();
     let taken = 0;
     for (const kind of ["codex", "claude", "cursor"] as ParentKind[]) {
       for (const rec of await this.store.list(kind)) {
@@ -374,6 +379,34 @@ export class ParentDeliveryManager {
       }
     }
     return taken;
+  }
+
+  /** Removes hand-over files nobody can use any more, and finished records after a week (bodies with them). */
+  async #prune(): Promise<void> {
+    const now = Date.now();
+    const sweep = async (dir: string, maxAgeMs: number) => {
+      try {
+        for await (const e of Deno.readDir(dir)) {
+          const path = join(dir, e.name);
+          const st = await Deno.stat(path).catch(() => null);
+          if (st?.mtime && now - st.mtime.getTime() > maxAgeMs) await Deno.remove(path).catch(() => {});
+        }
+      } catch {
+        // nothing there yet
+      }
+    };
+    await sweep(join(this.store.claudeHooksDir, "pre"), 24 * 3600_000);
+    await sweep(join(this.store.claudeHooksDir, "by-tool-use"), 2 * UNCLAIMED_LIMIT_MS);
+    for (const kind of ["codex", "claude", "cursor"] as ParentKind[]) {
+      for (const rec of await this.store.list(kind)) {
+        const final = rec.state === "submitted" || rec.state === "failed" || rec.state === "unknown";
+        if (!final || now - rec.updated_at_ms < FINISHED_KEEP_MS) continue;
+        for (const path of [this.store.bodyPath(kind, rec.delivery_id), this.store.claimPath(kind, rec.delivery_id)]) {
+          await Deno.remove(path).catch(() => {});
+        }
+        await Deno.remove(this.store.recordPath(kind, rec.delivery_id)).catch(() => {});
+      }
+    }
   }
 
   /** Records a new delivery for the boundary `child` (before the request is typed) and claims the child. */
