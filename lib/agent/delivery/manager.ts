@@ -217,7 +217,12 @@ export class ParentDeliveryManager {
     while (!(pre = await readJsonFile<ClaudePreRecord>(path).catch(() => null)) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    if (!pre || pre.tool_use_id !== toolUseId) throw unavailable("aiterm's PreToolUse hook did not run for this call");
+    if (!pre || pre.tool_use_id !== toolUseId) {
+      throw unavailable(
+        "aiterm's PreToolUse hook left no record for this call in this server's state root (if AITERM_STATE_DIR " +
+          "is set only in the MCP server's env, set it where Claude Code starts too: the hooks run in its environment)",
+      );
+    }
     // Used once: the hand-over file of this tool call is not needed again.
     await Deno.remove(path).catch(() => {});
     if (pre.agent_id) {
