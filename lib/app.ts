@@ -17,8 +17,13 @@ export interface BuildDepsOptions {
   cwd: string;
 }
 
-function statusOf(s: { ready: boolean; reason: string | null }): HookStatus {
-  return { ready: s.ready, reason: s.reason };
+/** Hook status without paths (diagnostics never shows paths): the reason code and what to do. */
+function statusOf(s: { ready: boolean; reason_code: string | null }): HookStatus {
+  if (s.ready) return { ready: true, reason: null };
+  const fix = s.reason_code === "claude_hooks_disabled"
+    ? "disableAllHooks is set in Claude Code's settings"
+    : "run aiterm-mcp setup";
+  return { ready: false, reason: `${s.reason_code ?? "parent_hooks_missing"}: ${fix}` };
 }
 
 /** The dependency graph for the server. Starts no process. */
