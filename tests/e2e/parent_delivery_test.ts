@@ -246,10 +246,14 @@ Deno.test("claude-code parent: /clear before completion ends the request; the bo
     );
     assertStringIncludes(body, "ANSWER(");
     // The body is written before the record notes the outcome: wait for the record too.
-    const rec = await eventually(async () => {
-      const r = await record(t, "claude-parent-deliveries", id);
-      return r.child_outcome !== null && r;
-    }, 10_000, "outcome recorded");
+    const rec = await eventually(
+      async () => {
+        const r = await record(t, "claude-parent-deliveries", id);
+        return r.child_outcome !== null && r;
+      },
+      10_000,
+      "outcome recorded",
+    );
     assertEquals([rec.state, rec.error_code, rec.child_outcome], ["failed", "CLAUDE_PARENT_SESSION_ENDED", "done"]);
   } finally {
     post.kill();
