@@ -7,11 +7,13 @@ import {
   claude,
   claudeAliasCatalog,
   claudeComposerHolds,
+  claudeComposerText,
   claudeProjectSlug,
   locateClaudeTranscripts,
+  parseClaudeApproval,
   parseClaudeTurns,
 } from "./claude.ts";
-import type { LaunchOptions, ScreenState } from "./types.ts";
+import type { ConfigureGoal, LaunchOptions, ScreenState } from "./types.ts";
 
 const dir = new URL("./testdata/", import.meta.url);
 const screen = (name: string) => Deno.readTextFileSync(new URL(`screens/${name}.txt`, dir));
@@ -120,6 +122,17 @@ const REAL: Record<string, string> = {
   "real-2.1.328-07-api-error": "ready",
   "real-2.1.328-08-toolcall-busy": "busy",
   "real-2.1.328-09-offline": "blocked:service_unreachable", // fresh HOME, no network, exits 1
+  // A `permissions.ask` rule for `Bash(echo TOOL_OK)` makes it ask (auto mode would run `echo`).
+  "real-2.1.328-10-bash-permission": "blocked:approval_required",
+  "real-2.1.328-11-bash-permission-moved": "blocked:approval_required", // Down pressed: "❯ 2. No"
+  "real-2.1.328-12-after-permission": "ready",
+  "real-2.1.328-13-model-typed": "ready", // "/model sonnet" typed, not submitted
+  "real-2.1.328-14-switch-model-confirm": "blocked:unknown_dialog", // "Switch model?" once there is history
+  "real-2.1.328-15-model-set": "ready",
+  "real-2.1.328-16-effort-set": "ready",
+  "real-2.1.328-17-effort-unknown": "ready", // "⎿  Unknown option: bogus. …"
+  // `permissions.defaultMode: "default"`: the auto-mode offer at start-up is the user's choice, never input.
+  "real-2.1.328-18-auto-mode-offer": "blocked:vendor_onboarding_required",
 };
 
 Deno.test("the real Claude Code 2.1.328 screens classify as expected", () => {
@@ -377,4 +390,142 @@ Deno.test("claude alias catalog lists the built-in aliases with the fixed effort
   assertEquals(catalog.models.map((m) => m.id).slice(0, 5), ["sonnet", "opus", "haiku", "fable", "best"]);
   assert(catalog.models.every((m) => m.efforts.length === 5 && !m.hidden));
   assertEquals(await claude.modelCatalog!("/bin/false", {}), catalog);
+});
+
+// ── agent_approval: the permission dialog parser ──
+
+const IDLE_TAIL = "\n\n" + "─".repeat(40) + "\n❯ \n" + "─".repeat(40) + "\n  ? for shortcuts";
+
+Deno.test("parseClaudeApproval() reads the real 2.1.328 Bash permission: kind, text, choices, keys, selection", () => {
+  const d = parseClaudeApproval(screen("real-2.1.328-10-bash-permission"));
+  assertEquals(d, {
+    kind: "command",
+    text: [
+      "Bash command",
+      "Print TOOL_OK",
+      "echo TOOL_OK",
+      "Rule Bash(echo TOOL_OK) from user settings overrides auto mode.",
+      "/permissions to let auto mode decide",
+      "Do you want to proceed?",
+    ],
+    choices: [
+      { id: "approve_once", label: "Yes", singleShot: true, key: "1" },
+      { id: "deny", label: "No", singleShot: true, key: "2" },
+    ],
+    selected: 0,
+  });
+  const moved = parseClaudeApproval(screen("real-2.1.328-11-bash-permission-moved"));
+  assertEquals({ ...moved!, selected: 0 }, d);
+  assertEquals(moved!.selected, 1);
+});
+
+Deno.test("parseClaudeApproval() reads the MCP tool permission; don't-ask-again is never single-shot", () => {
+  const d = parseClaudeApproval(screen("claude-13-mcp-permission"))!;
+  assertEquals(d.kind, "mcp_tool");
+  assertEquals(d.text, [
+    "Tool use",
+    'probe - echo(text: "hello-from-mock") (MCP)',
+    "Echo text back (probe).",
+    "Do you want to proceed?",
+  ]);
+  assertEquals(d.choices.map((c) => [c.id, c.singleShot, c.key]), [
+    ["approve_once", true, "1"],
+    ["approve_always", false, "2"],
+    ["deny", true, "3"],
+  ]);
+  // A file edit with a session-wide choice and a "(shift+tab)" hint.
+  const edit = screen("real-2.1.328-10-bash-permission").replace(" Bash command", " Edit file")
+    .replace(" Do you want to proceed?", " Do you want to make this edit to a.txt?")
+    .replace(
+      "   2. No",
+      "   2. Yes, allow all edits during this session (shift+tab)\n   3. No, and tell Claude what to do differently (esc)",
+    );
+  const e = parseClaudeApproval(edit)!;
+  assertEquals(e.kind, "file_edit");
+  assertEquals(e.choices.map((c) => [c.id, c.label, c.singleShot]), [
+    ["approve_once", "Yes", true],
+    ["approve_session", "Yes, allow all edits during this session", false],
+    ["deny", "No, and tell Claude what to do differently", true],
+  ]);
+});
+
+Deno.test("parseClaudeApproval() reads only a dialog at the bottom; other dialogs and unknown titles are not approvals", () => {
+  // The dialog with a composer under it (an old dialog in scrollback): not current.
+  assertEquals(parseClaudeApproval(screen("real-2.1.328-10-bash-permission") + IDLE_TAIL), null);
+  const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, ""))
+    .filter((n) => n.startsWith("claude-") || n.startsWith("real-2.1.328-"));
+  for (const name of names) {
+    const s = classifyClaudeScreen(screen(name));
+    const expected = s.kind === "blocked" && s.reason === "approval_required";
+    assertEquals(parseClaudeApproval(screen(name)) !== null, expected, name);
+  }
+  // "Switch model?" (Enter to confirm · Esc to cancel) is no approval.
+  assertEquals(parseClaudeApproval(screen("real-2.1.328-14-switch-model-confirm")), null);
+  // A permission for a tool the adapter does not know: kind unknown (agent_approval never types into it).
+  const web = screen("real-2.1.328-10-bash-permission").replace(" Bash command", " Fetch");
+  assertEquals(parseClaudeApproval(web)!.kind, "unknown");
+});
+
+// ── agent_configure: /model and /effort ──
+
+const goal = (g: Partial<ConfigureGoal>): ConfigureGoal => ({
+  model: null,
+  modelLabel: null,
+  effort: null,
+  currentEffort: null,
+  ...g,
+});
+
+Deno.test("claude configure stages type /model and /effort into the empty composer and read the CLI's answers", () => {
+  const [model, effort] = claude.configure!.stages(goal({ model: "sonnet", effort: "high" }));
+  const idle = screen("real-2.1.328-12-after-permission");
+  assertEquals(claudeComposerText(idle), "");
+  assertEquals(model!.keys(idle), [{ text: "/model sonnet" }, { pauseMs: 400 }, { key: "Enter" }]);
+  assertEquals(model!.keys(screen("real-2.1.328-13-model-typed")), null); // the composer holds text
+  assertEquals(model!.keys(screen("real-2.1.328-04-busy")), null);
+  assertEquals(model!.check(screen("real-2.1.328-13-model-typed"), idle), { kind: "wait" });
+  // "Switch model?": "Yes, switch to …" is selected, so Enter; moved off it, the move back first.
+  const confirm = screen("real-2.1.328-14-switch-model-confirm");
+  assertEquals(model!.check(confirm, idle), { kind: "again" });
+  assertEquals(model!.keys(confirm), [{ key: "Enter" }]);
+  const off = confirm.replace("❯ 1. Yes", "  1. Yes").replace("    2. No, go back", "  ❯ 2. No, go back");
+  assertEquals(model!.keys(off), [{ key: "Up" }, { pauseMs: 250 }]);
+  assertEquals(model!.check(screen("real-2.1.328-15-model-set"), idle), {
+    kind: "done",
+    model: "sonnet",
+    persistedDefault: true,
+    message: "Set model to Sonnet 5.5 and saved as your default for new sessions",
+  });
+  // Only a new echo counts: the same answer already on screen before the keys is not this one's.
+  assertEquals(model!.check(screen("real-2.1.328-15-model-set"), screen("real-2.1.328-15-model-set")), {
+    kind: "wait",
+  });
+  assertEquals(effort!.check(screen("real-2.1.328-16-effort-set"), screen("real-2.1.328-15-model-set")), {
+    kind: "done",
+    effort: "high",
+    persistedDefault: true,
+    message:
+      "Set effort level to high (saved as your default for new sessions): Comprehensive implementation with extensive testing and documentation",
+  });
+});
+
+Deno.test("claude configure stages: a refusal fails, a tip shown meanwhile is not an answer, Escape leaves Switch model?", () => {
+  const before = screen("real-2.1.328-16-effort-set");
+  const [bogus] = claude.configure!.stages(goal({ effort: "bogus" }));
+  assertEquals(bogus!.check(screen("real-2.1.328-17-effort-unknown"), before), {
+    kind: "failed",
+    message: "Unknown option: bogus. Options: low, medium, high, xhigh, max, auto, ultracode [on|off]",
+  });
+  const [model] = claude.configure!.stages(goal({ model: "sonnet" }));
+  const set = screen("real-2.1.328-15-model-set");
+  const idle = screen("real-2.1.328-12-after-permission");
+  const tip = "  ⎿  Tip: Start small, ask Claude for a plan, and check its edits";
+  const tipOnly = set.replace(/ {2}⎿\s+Set model to .*\n/, `${tip}\n`);
+  assert(tipOnly.includes("Tip: Start small") && !tipOnly.includes("Set model to"), "the tip replaced the answer");
+  assertEquals(model!.check(tipOnly, idle), { kind: "wait" });
+  const tipFirst = set.replace(/( {2}⎿\s+Set model to )/, `${tip}\n$1`);
+  assertEquals(model!.check(tipFirst, idle).kind, "done");
+  assertEquals(model!.check(set.replace(/Set model to .*/, "Kept model as Opus 5.5"), idle).kind, "failed");
+  assertEquals(claude.configure!.leave(screen("real-2.1.328-14-switch-model-confirm")), [{ key: "Escape" }]);
+  assertEquals(claude.configure!.leave(set), null);
 });

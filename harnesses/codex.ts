@@ -11,10 +11,17 @@ import {
   screenLines,
   selectByLabel,
 } from "./_screen.ts";
+import { approvalChoice, escapeRegExp, optionLines, pressInstead } from "./_approval.ts";
 import type {
+  ApprovalDialog,
+  ApprovalKind,
   BinarySpec,
   BlockedReason,
   CatalogModel,
+  ConfigureGoal,
+  ConfigureRules,
+  ConfigureStage,
+  ConfigureVerdict,
   HarnessAdapter,
   KeyStep,
   LaunchOptions,
@@ -173,12 +180,20 @@ export function answerCodexStartupDialog(screen: string, trustProject: boolean):
   return selectByLabel(lines, at - 6, at + 6, "›", wanted);
 }
 
-/** The text in the live composer (first line after `› ` plus its continuation lines), or null. */
+/** The placeholders 0.169.0 shows in an empty composer. */
+const COMPOSER_PLACEHOLDERS = new Set(["Ask Codex to do anything", "Ask a follow-up question"]);
+
+/**
+ * The text in the live composer (first line after `› ` plus its continuation lines), "" when it shows
+ * only its placeholder, or null without a live composer.
+ */
 export function codexComposerText(screen: string): string | null {
   const lines = screenLines(screen);
   const c = liveComposer(lines, lines.length - 1);
   if (c < 0) return null;
-  const out = [lineAt(lines, c).replace(/^›\s?/, "")];
+  const head = lineAt(lines, c).replace(/^›\s?/, "");
+  if (COMPOSER_PLACEHOLDERS.has(head.trim())) return "";
+  const out = [head];
   for (let i = c + 1; i < lines.length && /^ {2}\S/.test(lineAt(lines, i)) && !lineAt(lines, i).includes(" · "); i++) {
     out.push(lineAt(lines, i).trim());
   }
@@ -364,6 +379,200 @@ export async function readCodexModelCatalog(bin: string, env: Record<string, str
   return parseCodexModelCatalog(new TextDecoder().decode(out.stdout));
 }
 
+// ── Approval dialogs (agent_approval) ──
+
+/** Footers of Codex's approval views: command and edit approvals (0.169.0), the MCP tool approval (0.171.0). */
+const APPROVAL_FOOTER = /^\s*(?:Press enter to confirm or esc to cancel|enter to submit \| esc to cancel)\s*$/;
+/** Titles of Codex's approval views and what each one asks about. */
+const APPROVAL_TITLES: [RegExp, ApprovalKind][] = [
+  [/^Would you like to run the following command\?/, "command"],
+  [/^Allow the .+ MCP server to run tool\b/, "mcp_tool"],
+  [/^Would you like to make the following edits\?/, "file_edit"],
+];
+/** Option labels → choice ids. Anything remembered (session, prefix rule, always) is never single-shot. */
+const CODEX_CHOICES: [RegExp, string][] = [
+  [/^(?:Yes, proceed|Allow)$/, "approve_once"],
+  [/for this session\b/i, "approve_session"],
+  [/^Always allow\b|don't ask again/i, "approve_always"],
+  [/^(?:No\b|Cancel$)/, "deny"],
+];
+/** A transcript cell (`• Running …`, `✔ You approved …`) in column 0: never part of a dialog. */
+const HISTORY_CELL = /^[•◦✔✗■›]/;
+
+/**
+ * The approval dialog that is the live bottom of a Codex screen: its footer is the last line, the
+ * numbered options sit right above it, and its title (the question) above those. A dialog left in
+ * scrollback has something under its footer and is not read.
+ */
+export function parseCodexApproval(screen: string): ApprovalDialog | null {
+  const lines = screenLines(screen);
+  const foot = prevNonEmpty(lines, lines.length - 1);
+  if (foot < 0 || !APPROVAL_FOOTER.test(lineAt(lines, foot))) return null;
+  const options = optionLines(lines, prevNonEmpty(lines, foot - 1), "›");
+  if (!options) return null;
+  const first = options[0]!.line;
+  let top = -1;
+  let kind: ApprovalKind = "unknown";
+  for (let i = first - 1; i >= 0 && i >= first - 40; i--) {
+    if (HISTORY_CELL.test(lineAt(lines, i))) break;
+    const title = APPROVAL_TITLES.find(([re]) => re.test(lineAt(lines, i).trim()));
+    if (title) {
+      [top, kind] = [i, title[1]];
+      break;
+    }
+  }
+  if (top < 0) {
+    // No known title: the text is what lies between the last transcript cell and the options.
+    top = first;
+    while (top > 0 && top > first - 15 && !HISTORY_CELL.test(lineAt(lines, top - 1))) top--;
+  }
+  const selected = options.findIndex((o) => o.marked);
+  return {
+    kind,
+    text: lines.slice(top, first).map((l) => l.trim()).filter((l) => l !== ""),
+    choices: options.map((o) => approvalChoice(o, CODEX_CHOICES)),
+    selected: selected >= 0 ? selected : null,
+  };
+}
+
+// ── In-place model and effort (agent_configure, the `/model` picker) ──
+
+/** Footers of the `/model` views: `enter select · esc back`, `enter default · s session · esc back`. */
+const PICKER_FOOTER = /^\s*enter \w+(?: · s session)? · esc back\s*$/;
+/** Titles of the `/model` views. */
+const PICKER_TITLES: [RegExp, "model" | "effort" | "advanced"][] = [
+  [/^\s*Select Model and Effort\s*$/, "model"],
+  [/^\s*Select Reasoning Level\b/, "effort"],
+  [/^\s*Advanced Reasoning\s*$/, "advanced"],
+];
+/** How the reasoning views label each effort (0.169.0); max and ultra sit behind "More reasoning…". */
+export const CODEX_EFFORT_LABELS: Record<string, string> = {
+  none: "None",
+  minimal: "Minimal",
+  low: "Low",
+  medium: "Medium",
+  high: "High",
+  xhigh: "Extra high",
+  max: "Max",
+  ultra: "Ultra",
+};
+const ADVANCED_EFFORTS = new Set(["max", "ultra"]);
+/** The line Codex prints once a model/effort is applied. */
+const MODEL_CHANGED = /^• Model changed to (\S+)(?: (\S+))?( for this session only)?\s*$/;
+
+/** The `/model` view that is the live bottom of the screen, or null. */
+function codexPicker(
+  screen: string,
+): { view: "model" | "effort" | "advanced"; lines: string[]; top: number; foot: number } | null {
+  const lines = screenLines(screen);
+  const foot = prevNonEmpty(lines, lines.length - 1);
+  if (foot < 0 || !PICKER_FOOTER.test(lineAt(lines, foot))) return null;
+  for (let i = foot - 1; i >= 0 && i >= foot - 30; i--) {
+    const title = PICKER_TITLES.find(([re]) => re.test(lineAt(lines, i)));
+    if (title) return { view: title[1], lines, top: i, foot };
+  }
+  return null;
+}
+
+/** A picker row whose name column is exactly `label` (optionally marked "(default)" or "(current)"). */
+function pickerRow(label: string): RegExp {
+  return new RegExp(`^\\s*(?:›\\s*)?\\d+\\.\\s+${escapeRegExp(label)}(?: \\((?:default|current)\\))*(?:\\s{2,}|$)`);
+}
+const CURRENT_ROW = /^\s*(?:›\s*)?\d+\.\s+\S.*? \(current\)(?:\s{2,}|$)/;
+const MORE_ROW = /^\s*(?:›\s*)?\d+\.\s+More reasoning\b/;
+
+/** Keys that put the selection on the row matching `row` (scrolling the list when needed), then `press`. */
+function pickRow(p: NonNullable<ReturnType<typeof codexPicker>>, row: RegExp, press: KeyStep[]): KeyStep[] | null {
+  const { lines, top, foot } = p;
+  const steps = selectByLabel(lines, top + 1, foot - 1, "›", row);
+  if (steps) return pressInstead(steps, press);
+  if (lines.slice(top + 1, foot).some((l) => row.test(l))) return null;
+  // Not in view: the list scrolls when the selection moves past its edge (`↓`/`↑` mark more rows).
+  const rows = lines.slice(top + 1, foot).filter((l) => /^\s*(?:›\s*)?\d+\.\s/.test(l)).length;
+  const more = lines.slice(top + 1, foot).find((l) => /^\s*[↓↑]\s*$/.test(l))?.trim();
+  if (!more || rows === 0) return null;
+  return [...Array.from({ length: rows }, () => ({ key: more === "↓" ? "Down" : "Up" })), { pauseMs: 200 }];
+}
+
+/** Reads the confirmation after the picker closed: done when it matches the goal, else failed. */
+function modelChanged(screen: string, goal: ConfigureGoal): ConfigureVerdict {
+  if (codexPicker(screen)) return { kind: "again" };
+  const lines = screenLines(screen);
+  const at = lines.findLastIndex((l) => MODEL_CHANGED.test(l));
+  if (at < 0 || liveComposer(lines, lines.length - 1) < 0) return { kind: "wait" };
+  const m = lineAt(lines, at).match(MODEL_CHANGED)!;
+  const message = lineAt(lines, at).replace(/^•\s*/, "").trim();
+  if ((goal.model && m[1] !== goal.model) || (goal.effort && m[2] !== goal.effort)) {
+    return { kind: "failed", message: `the picker closed with: ${message}` };
+  }
+  return { kind: "done", model: m[1] ?? null, effort: m[2] ?? null, persistedDefault: !m[3], message };
+}
+
+/**
+ * `/model` opens "Select Model and Effort" (rows by display name, the running one marked "(current)"),
+ * then "Select Reasoning Level for <name>" (max and ultra behind "More reasoning…" → "Advanced
+ * Reasoning"). Every selection moves the marker and presses only once the screen shows it on the row;
+ * the effort is applied with `s` ("for this session only"), never Enter, which would also save it as
+ * the user's default in config.toml. An effort alone keeps the "(current)" model.
+ */
+function codexConfigureStages(goal: ConfigureGoal): ConfigureStage[] {
+  const open: ConfigureStage = {
+    name: "open_model_picker",
+    keys: (screen) =>
+      codexComposerText(screen) === "" && classifyCodexScreen(screen).kind === "ready"
+        ? [{ text: "/model" }, { pauseMs: 500 }, { key: "Enter" }]
+        : null,
+    check: (screen) => (codexPicker(screen)?.view === "model" ? { kind: "next" } : { kind: "wait" }),
+  };
+  const model: ConfigureStage = {
+    name: "pick_model",
+    keys: (screen) => {
+      const p = codexPicker(screen);
+      if (p?.view !== "model") return null;
+      return pickRow(p, goal.modelLabel ? pickerRow(goal.modelLabel) : CURRENT_ROW, [{ key: "Enter" }]);
+    },
+    check: (screen) => {
+      const view = codexPicker(screen)?.view;
+      if (view === "model") return { kind: "again" };
+      if (view === "effort") return { kind: "next" };
+      return modelChanged(screen, goal); // a model without reasoning levels is applied at once
+    },
+  };
+  const effort: ConfigureStage = {
+    name: "pick_effort",
+    keys: (screen) => {
+      const p = codexPicker(screen);
+      if (!p || p.view === "model") return null;
+      // Without an effort asked for, the one in use stays when this model lists it in this view;
+      // otherwise the level the view has selected (the model's default) is applied.
+      const rows = p.lines.slice(p.top + 1, p.foot);
+      const cur = goal.currentEffort;
+      const kept = cur !== null && CODEX_EFFORT_LABELS[cur] &&
+        rows.some((l) =>
+          pickerRow(CODEX_EFFORT_LABELS[cur]!).test(l) || (ADVANCED_EFFORTS.has(cur) && MORE_ROW.test(l))
+        );
+      const want = goal.effort ?? (kept ? cur : null);
+      if (want === null) return [{ key: "s" }];
+      const label = CODEX_EFFORT_LABELS[want];
+      if (!label) return null;
+      if (p.view === "effort" && ADVANCED_EFFORTS.has(want)) {
+        return pickRow(p, MORE_ROW, [{ key: "Enter" }]);
+      }
+      return pickRow(p, pickerRow(label), [{ key: "s" }]);
+    },
+    check: (screen) => modelChanged(screen, goal),
+  };
+  return [open, model, effort];
+}
+
+/** Codex's in-place configuration through its `/model` picker. */
+export const CODEX_CONFIGURE: ConfigureRules = {
+  effort: "supported",
+  model: true,
+  stages: codexConfigureStages,
+  leave: (screen) => (codexPicker(screen) ? [{ key: "Escape" }] : null),
+};
+
 /** The Codex CLI adapter. */
 export const codex: HarnessAdapter = {
   id: "codex-cli",
@@ -377,5 +586,8 @@ export const codex: HarnessAdapter = {
   submitSteps: [{ pauseMs: 700 }, { key: "Enter" }],
   composerHolds: codexComposerHolds,
   modelCatalog: readCodexModelCatalog,
+  parseApproval: parseCodexApproval,
+  composerText: codexComposerText,
+  configure: CODEX_CONFIGURE,
   transcript: { locate: (ctx) => locateCodexRollouts(ctx), parseTurns: parseCodexTurns },
 };

@@ -6,11 +6,13 @@ import {
   classifyCodexScreen,
   codex,
   codexComposerHolds,
+  codexComposerText,
   locateCodexRollouts,
+  parseCodexApproval,
   parseCodexModelCatalog,
   parseCodexTurns,
 } from "./codex.ts";
-import type { LaunchOptions, ScreenState } from "./types.ts";
+import type { ConfigureGoal, LaunchOptions, ScreenState } from "./types.ts";
 
 const dir = new URL("./testdata/", import.meta.url);
 const screen = (name: string) => Deno.readTextFileSync(new URL(`screens/${name}.txt`, dir));
@@ -97,6 +99,18 @@ const REAL: Record<string, string> = {
   "real-0.169.0-04-after-steer": "ready", // the steer joined the SLOW turn: one "Worked for"
   "real-0.169.0-05-api-error": "ready", // "■ {raw error body}", no "Worked for"
   "real-0.169.0-06-toolcall-done": "ready",
+  // An exec-policy rule (`prefix_rule(pattern=["echo"], decision="prompt")`) makes it ask about `echo`.
+  "real-0.169.0-07-command-approval": "blocked:approval_required",
+  "real-0.169.0-08-command-approval-moved": "blocked:approval_required", // Down pressed: "› 2. No, …"
+  "real-0.169.0-09-after-approval": "ready",
+  // The /model views (agent_configure drives them; anything else must not type into them).
+  "real-0.169.0-10-model-picker": "blocked:unknown_dialog",
+  "real-0.169.0-11-model-picker-moved": "blocked:unknown_dialog",
+  "real-0.169.0-12-reasoning-picker": "blocked:unknown_dialog",
+  "real-0.169.0-13-advanced-reasoning": "blocked:unknown_dialog",
+  "real-0.169.0-14-model-changed-session": "ready", // "• Model changed to gpt-6-luna max for this session only"
+  "real-0.169.0-15-model-picker-scrolled-current": "blocked:unknown_dialog", // End pressed: "↑", "(current)"
+  "real-0.169.0-16-model-picker-closed": "ready",
 };
 
 Deno.test("the real Codex CLI 0.169.0 screens classify and the trust dialog is answered by its label", () => {
@@ -295,4 +309,163 @@ Deno.test("parseCodexModelCatalog() maps efforts, defaults, visibility and fast 
   assertEquals(byId.get("gpt-5.5")?.efforts, ["low", "medium", "high", "xhigh"]);
   assertEquals([byId.get("gpt-daybreak-red-latest")?.hidden, byId.get("gpt-daybreak-red-latest")?.fast], [true, false]);
   assertEquals(catalog.models.length, 14);
+});
+
+// ── agent_approval: the approval dialog parser ──
+
+Deno.test("parseCodexApproval() reads the real 0.169.0 command approval: kind, text, choices, keys, selection", () => {
+  const d = parseCodexApproval(screen("real-0.169.0-07-command-approval"));
+  assertEquals(d, {
+    kind: "command",
+    text: [
+      "Would you like to run the following command?",
+      "Environment: local",
+      "Reason: `/bin/bash -lc 'echo TOOL_OK'` requires approval by policy",
+      "$ echo TOOL_OK",
+    ],
+    choices: [
+      { id: "approve_once", label: "Yes, proceed", singleShot: true, key: "1" },
+      { id: "deny", label: "No, and tell Codex what to do differently", singleShot: true, key: "2" },
+    ],
+    selected: 0,
+  });
+  // The marker moved (Down): the same dialog, another selection.
+  const moved = parseCodexApproval(screen("real-0.169.0-08-command-approval-moved"));
+  assertEquals({ ...moved!, selected: 0 }, d);
+  assertEquals(moved!.selected, 1);
+});
+
+Deno.test("parseCodexApproval() reads the MCP tool approval; remembered choices are never single-shot", () => {
+  const d = parseCodexApproval(screen("codex-15-mcp-after-reconnect"))!;
+  assertEquals([d.kind, d.text], ["mcp_tool", [
+    'Allow the probe MCP server to run tool "echo"?',
+    "text: hello-from-mock",
+  ]]);
+  assertEquals(d.choices.map((c) => [c.id, c.label, c.singleShot, c.key]), [
+    ["approve_once", "Allow", true, "1"],
+    ["approve_session", "Allow for this session", false, "2"],
+    ["approve_always", "Always allow", false, "3"],
+    ["deny", "Cancel", true, "4"],
+  ]);
+  // A command approval that offers a prefix rule ("don't ask again") keeps it out of the single-shot choices.
+  const three = screen("real-0.169.0-07-command-approval").replace(
+    "  2. No, and tell Codex",
+    "  2. Yes, and don't ask again for commands that start with `echo` (p)\n  3. No, and tell Codex",
+  );
+  assertEquals(parseCodexApproval(three)!.choices.map((c) => [c.id, c.singleShot, c.key]), [
+    ["approve_once", true, "1"],
+    ["approve_always", false, "2"],
+    ["deny", true, "3"],
+  ]);
+});
+
+Deno.test("parseCodexApproval() reads only a dialog at the bottom, and an unknown title as kind unknown", () => {
+  // The same dialog with the live composer under it (scrollback): not current.
+  assertEquals(parseCodexApproval(screen("real-0.169.0-07-command-approval") + IDLE_TAIL), null);
+  // Every screen that is not an approval has none: idle, busy, trust, pickers, onboarding.
+  const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, ""))
+    .filter((n) => n.startsWith("codex-") || n.startsWith("real-0.169.0-"));
+  for (const name of names) {
+    const approval = classifyCodexScreen(screen(name));
+    const expected = approval.kind === "blocked" && approval.reason === "approval_required";
+    assertEquals(parseCodexApproval(screen(name)) !== null, expected, name);
+  }
+  // Options and an approval footer under a title the adapter does not know: kind unknown, text kept.
+  const other = screen("real-0.169.0-07-command-approval").replace(
+    "Would you like to run the following command?",
+    "Do you want to allow network access to example.com?",
+  );
+  const d = parseCodexApproval(other)!;
+  assertEquals(d.kind, "unknown");
+  assertEquals(d.text[0], "Do you want to allow network access to example.com?");
+  // Options numbered out of order are not a dialog aiterm reads.
+  assertEquals(parseCodexApproval(screen("real-0.169.0-07-command-approval").replace("  2. No,", "  3. No,")), null);
+});
+
+Deno.test("codexComposerText() is empty for the placeholder and the text once typed", () => {
+  assertEquals(codexComposerText(screen("real-0.169.0-02-idle")), "");
+  assertEquals(codexComposerText(screen("real-0.169.0-07-command-approval")), null);
+  assertEquals(codexComposerText(screen("codex-05-idle").replace("Ask Codex to do anything", "/model")), "/model");
+});
+
+// ── agent_configure: the /model picker ──
+
+const goal = (g: Partial<ConfigureGoal>): ConfigureGoal => ({
+  model: null,
+  modelLabel: null,
+  effort: null,
+  currentEffort: null,
+  ...g,
+});
+
+Deno.test("codex configure stages walk the real /model views: move, select once on the row, effort with s", () => {
+  const [open, model, effort] = codex.configure!.stages(
+    goal({ model: "gpt-6-luna", modelLabel: "GPT-6-Luna", effort: "max" }),
+  );
+  const idle = screen("real-0.169.0-09-after-approval");
+  assertEquals(open!.keys(idle), [{ text: "/model" }, { pauseMs: 500 }, { key: "Enter" }]);
+  assertEquals(open!.check(idle, idle), { kind: "wait" });
+  assertEquals(open!.check(screen("real-0.169.0-10-model-picker"), idle), { kind: "next" });
+  assertEquals(open!.keys(screen("real-0.169.0-03-busy")), null); // never typed into a running turn
+  // The row is found by its display name; Enter only once the marker is on it.
+  const picker = screen("real-0.169.0-10-model-picker");
+  assertEquals(model!.keys(picker), [{ key: "Down" }, { key: "Down" }, { key: "Down" }, { pauseMs: 250 }]);
+  assertEquals(model!.check(picker, idle), { kind: "again" });
+  assertEquals(model!.keys(screen("real-0.169.0-11-model-picker-moved")), [{ key: "Enter" }]);
+  assertEquals(model!.check(screen("real-0.169.0-12-reasoning-picker"), idle), { kind: "next" });
+  // max is behind "More reasoning…"; the session-only key applies it, never Enter (the saved default).
+  const levels = screen("real-0.169.0-12-reasoning-picker");
+  assertEquals(effort!.keys(levels), [{ key: "Down" }, { key: "Down" }, { key: "Down" }, { pauseMs: 250 }]);
+  assertEquals(effort!.keys(levels.replace("› 2. Medium", "  2. Medium").replace("  5. More", "› 5. More")), [
+    { key: "Enter" },
+  ]);
+  assertEquals(effort!.keys(screen("real-0.169.0-13-advanced-reasoning")), [{ key: "s" }]);
+  assertEquals(effort!.check(screen("real-0.169.0-13-advanced-reasoning"), idle), { kind: "again" });
+  assertEquals(effort!.check(screen("real-0.169.0-14-model-changed-session"), idle), {
+    kind: "done",
+    model: "gpt-6-luna",
+    effort: "max",
+    persistedDefault: false,
+    message: "Model changed to gpt-6-luna max for this session only",
+  });
+  // A confirmation of something else is a refusal, not a success.
+  const [, , other] = codex.configure!.stages(goal({ model: "gpt-5.5", modelLabel: "GPT-5.5", effort: "low" }));
+  assertEquals(other!.check(screen("real-0.169.0-14-model-changed-session"), idle).kind, "failed");
+});
+
+Deno.test("codex configure stages scroll to rows out of view and pick the (current) model for an effort alone", () => {
+  const [, model] = codex.configure!.stages(goal({ model: "gpt-5.5", modelLabel: "GPT-5.5" }));
+  // GPT-5.5 is below the eight rows shown ("↓"): move past the last one so the list scrolls.
+  assertEquals(model!.keys(screen("real-0.169.0-10-model-picker")), [
+    ...Array.from({ length: 8 }, () => ({ key: "Down" })),
+    { pauseMs: 200 },
+  ]);
+  assertEquals(model!.keys(screen("real-0.169.0-15-model-picker-scrolled-current")), [{ key: "Enter" }]);
+  const [, current] = codex.configure!.stages(goal({ effort: "high" }));
+  assertEquals(current!.keys(screen("real-0.169.0-15-model-picker-scrolled-current")), [
+    ...Array.from({ length: 5 }, () => ({ key: "Up" })),
+    { pauseMs: 250 },
+  ]);
+  // No "(current)" row and nothing more to scroll: not offered.
+  assertEquals(current!.keys(screen("real-0.169.0-11-model-picker-moved").replace("\n↓", "")), null);
+  // Without an effort asked for, the one in use stays when the model lists it; otherwise the view's own.
+  const [, , keep] = codex.configure!.stages(
+    goal({ model: "gpt-6-luna", modelLabel: "GPT-6-Luna", currentEffort: "low" }),
+  );
+  assertEquals(keep!.keys(screen("real-0.169.0-12-reasoning-picker")), [{ key: "Up" }, { pauseMs: 250 }]);
+  const [, , fresh] = codex.configure!.stages(
+    goal({ model: "gpt-6-luna", modelLabel: "GPT-6-Luna", currentEffort: "minimal" }),
+  );
+  assertEquals(fresh!.keys(screen("real-0.169.0-12-reasoning-picker")), [{ key: "s" }]);
+});
+
+Deno.test("codex configure leaves an open /model view with Escape and nothing else", () => {
+  for (
+    const n of ["10-model-picker", "12-reasoning-picker", "13-advanced-reasoning", "15-model-picker-scrolled-current"]
+  ) {
+    assertEquals(codex.configure!.leave(screen(`real-0.169.0-${n}`)), [{ key: "Escape" }], n);
+  }
+  for (const n of ["02-idle", "07-command-approval", "14-model-changed-session", "16-model-picker-closed"]) {
+    assertEquals(codex.configure!.leave(screen(`real-0.169.0-${n}`)), null, n);
+  }
 });

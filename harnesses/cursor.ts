@@ -7,11 +7,23 @@
 import { join } from "node:path";
 import { isRecord, newestFirst, parseJsonl, realPathOr, rec, str } from "./_jsonl.ts";
 import type { DatedFile, JsonRecord } from "./_jsonl.ts";
-import { holdsPrefix, isExitTrailer, isLaunchLine, lineAt, prevNonEmpty, screenLines } from "./_screen.ts";
+import {
+  holdsPrefix,
+  isExitTrailer,
+  isLaunchLine,
+  lineAt,
+  prevNonEmpty,
+  screenLines,
+  selectByLabel,
+} from "./_screen.ts";
+import { escapeRegExp, pressInstead } from "./_approval.ts";
 import type {
   BinarySpec,
   BlockedReason,
   CatalogModel,
+  ConfigureGoal,
+  ConfigureRules,
+  ConfigureStage,
   HarnessAdapter,
   KeyStep,
   LaunchOptions,
@@ -319,6 +331,80 @@ export const CURSOR_SUBMIT_STEPS: KeyStep[] = [
   { text: CSI_U_ENTER },
 ];
 
+// ── In-place model and effort (agent_configure: `/model <filter>`) ──
+// Docs only (the CLI could not be installed): `/model [filter]` opens the model picker pre-filtered.
+// The picker's layout, its `›` marker, the effort variants listed as `<id>[effort=<e>]` rows (as in
+// `--list-models`) and the model shown first in the footer are this adapter's assumptions, drawn the
+// same way by the fake `cursor-agent`; on a CLI that differs the flow fails closed (the row is not
+// found, the picker is left with Escape, nothing changes).
+
+/** The picker's footer. */
+const PICKER_FOOTER = /^\s*↑\/↓ choose · enter select\b/;
+const PICKER_TITLE = /^\s*Select model\s*$/;
+
+/** The model picker that is the live bottom of the screen, or null. */
+function cursorPicker(screen: string): { lines: string[]; top: number; foot: number } | null {
+  const lines = screenLines(screen);
+  const foot = prevNonEmpty(lines, lines.length - 1);
+  if (foot < 0 || !PICKER_FOOTER.test(lineAt(lines, foot))) return null;
+  for (let i = foot - 1; i >= 0 && i >= foot - 40; i--) {
+    if (PICKER_TITLE.test(lineAt(lines, i))) return { lines, top: i, foot };
+  }
+  return null;
+}
+
+/** The model id the footer under the composer shows first (`composer-2.5 · / commands · …`), or null. */
+export function cursorFooterModel(screen: string): string | null {
+  const lines = screenLines(screen);
+  const c = composerLine(lines, lines.length - 1);
+  if (c < 0) return null;
+  for (let i = c + 1; i < lines.length; i++) {
+    const m = lineAt(lines, i).match(/^\s*(\S+) · \/ commands\b/);
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
+function cursorConfigureStages(goal: ConfigureGoal): ConfigureStage[] {
+  if (!goal.model) return [];
+  const target = goal.effort ? `${goal.model}[effort=${goal.effort}]` : goal.model;
+  const row = new RegExp(`^\\s*(?:›\\s*)?${escapeRegExp(target)}(?:\\s{2,}|$)`);
+  const open: ConfigureStage = {
+    name: "open_model_picker",
+    keys: (screen) =>
+      classifyCursorScreen(screen).kind === "ready" && cursorComposerText(screen) === ""
+        ? [{ text: `/model ${target}` }, { pauseMs: 300 }, { text: CSI_U_ENTER }]
+        : null,
+    check: (screen) => (cursorPicker(screen) ? { kind: "next" } : { kind: "wait" }),
+  };
+  const pick: ConfigureStage = {
+    name: "pick_model",
+    keys: (screen) => {
+      const p = cursorPicker(screen);
+      const steps = p ? selectByLabel(p.lines, p.top + 1, p.foot - 1, "›", row) : null;
+      return steps ? pressInstead(steps, [{ text: CSI_U_ENTER }]) : null;
+    },
+    check: (screen) => {
+      if (cursorPicker(screen)) return { kind: "again" };
+      const shown = cursorFooterModel(screen);
+      if (shown === null) return { kind: "wait" };
+      const message = `the footer shows ${shown}`;
+      return shown === target
+        ? { kind: "done", model: goal.model, effort: goal.effort, persistedDefault: null, message }
+        : { kind: "failed", message };
+    },
+  };
+  return [open, pick];
+}
+
+/** Cursor's in-place configuration: an effort only together with its model (`<id>[effort=<e>]`). */
+export const CURSOR_CONFIGURE: ConfigureRules = {
+  effort: "requires_model",
+  model: true,
+  stages: cursorConfigureStages,
+  leave: (screen) => (cursorPicker(screen) ? [{ key: "Escape" }] : null),
+};
+
 /** The Cursor CLI adapter. */
 export const cursor: HarnessAdapter = {
   id: "cursor-cli",
@@ -331,7 +417,16 @@ export const cursor: HarnessAdapter = {
   classifyScreen: classifyCursorScreen,
   answerStartupDialog: answerCursorStartupDialog,
   submitSteps: CURSOR_SUBMIT_STEPS,
+  // Steering: text still waiting first in the follow-ups area after submit gets one more "enter steer".
+  steerSteps: [{ text: CSI_U_ENTER }],
+  steerPlace: (screen, text) => {
+    const at = cursorFollowUps(screen).findIndex((f) => holdsPrefix(f, text));
+    if (at >= 0) return at === 0 ? "queued" : "queued_behind";
+    return cursorComposerHolds(screen, text) ? "composer" : "joined";
+  },
   composerHolds: cursorComposerHolds,
   modelCatalog: readCursorModelCatalog,
+  composerText: cursorComposerText,
+  configure: CURSOR_CONFIGURE,
   transcript: { locate: (ctx) => locateCursorTranscripts(ctx), parseTurns: parseCursorTurns },
 };

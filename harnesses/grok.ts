@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { parseJsonl, realPathOr, rec, str } from "./_jsonl.ts";
 import type { JsonRecord } from "./_jsonl.ts";
-import { holdsPrefix, isExitTrailer, isLaunchLine, lineAt, prevNonEmpty, screenLines } from "./_screen.ts";
+import { holdsPrefix, isExitTrailer, isLaunchLine, lineAt, prevNonEmpty, screenLines, squash } from "./_screen.ts";
 import type {
   BinarySpec,
   BlockedReason,
@@ -84,6 +84,8 @@ export function classifyGrokScreen(screen: string): ScreenState {
     if (!EXIT_LINE.test(lineAt(lines, i)) && lineAt(lines, i).trim() !== "") break;
   }
   if (trailer) return { kind: "exited", detail: null };
+  const card = grokRateLimitDialog(screen);
+  if (card) return blocked("rate_limited", card);
   for (let i = top; i >= 0 && i >= top - 80; i--) {
     const l = lineAt(lines, i);
     // This launch's command line or an earlier run's exit text: the TUI has not drawn yet.
@@ -140,10 +142,110 @@ export function grokComposerText(screen: string): string | null {
   return null;
 }
 
-/** True when the live composer still shows (a prefix of) `text`. */
+/** A large paste collapsed in the composer: `[Pasted: 80 lines]` (real 1.0.41). */
+const PASTED_PLACEHOLDER = /^\[Pasted: \d+ lines?\]/;
+
+/** True when the live composer still shows (a prefix of) `text`, or the placeholder of a collapsed paste. */
 export function grokComposerHolds(screen: string, text: string): boolean {
   const shown = grokComposerText(screen);
-  return shown !== null && holdsPrefix(shown, text);
+  if (shown === null) return false;
+  return PASTED_PLACEHOLDER.test(shown) || holdsPrefix(shown, text);
+}
+
+/** The footer while prompts wait in the queue and the composer is empty: Enter sends the first one now. */
+const SEND_NOW_FOOTER = /^\s*Enter:send now\s+│/;
+/** A queued prompt row above the in-progress line: `#1 <first line>`, then ` (+N lines)` or a cut-off `…`. */
+const QUEUE_ROW = /^\s+#(\d+) (.+)$/;
+
+/** Prompts waiting in Grok's queue (rows `#1 …` above the in-progress line), in order; and whether Enter sends now. */
+export function grokQueue(screen: string): { rows: string[]; sendNow: boolean } {
+  const lines = screenLines(screen);
+  const top = lines.length - 1;
+  for (let i = top; i >= 0 && i >= top - 3; i--) {
+    const footer = lineAt(lines, i);
+    if (!FOOTER.test(footer)) continue;
+    const box = composerBox(lines, i);
+    if (!box) break;
+    // Between the composer and the rows: at most the in-progress line and a hint (`Queued · Enter to send now`).
+    const rows: { n: number; text: string }[] = [];
+    let others = 0;
+    for (let j = box.top - 1; j >= 0 && others <= 2; j--) {
+      const l = lineAt(lines, j);
+      if (l.trim() === "") continue;
+      const m = l.match(QUEUE_ROW);
+      if (m) rows.push({ n: Number(m[1]), text: m[2]!.trim() });
+      else if (rows.length > 0) break; // the rows are one block; anything above them is the conversation
+      else others++;
+    }
+    rows.sort((a, b) => a.n - b.n);
+    return { rows: rows.map((r) => r.text), sendNow: SEND_NOW_FOOTER.test(footer) };
+  }
+  return { rows: [], sendNow: false };
+}
+
+/** Whether a queue row shows `text`: its first line, whole or cut off with `…`, with an optional ` (+N lines)`. */
+export function grokQueueRowShows(row: string, text: string): boolean {
+  const first = squash(text.split("\n").find((l) => l.trim() !== "") ?? "");
+  const shown = squash(row.replace(/\s*\(\+\d+ lines?\)$/, ""));
+  if (first === "" || shown === "") return false;
+  if (shown.endsWith("…")) {
+    const head = shown.slice(0, -1).trimEnd();
+    return head !== "" && first.startsWith(head);
+  }
+  return shown === first;
+}
+
+/**
+ * Where a steer's text is after paste + Enter while a turn runs: Enter puts it in Grok's queue, and only
+ * as the first row with the `Enter:send now` footer will the steer step (Enter) send it now. Grok never
+ * shows it joined on screen: that is confirmed from the transcript (`steers`).
+ */
+export function grokSteerPlace(screen: string, text: string): "composer" | "queued" | "queued_behind" | "unseen" {
+  if (grokComposerHolds(screen, text)) return "composer";
+  const q = grokQueue(screen);
+  const at = q.rows.findIndex((r) => grokQueueRowShows(r, text));
+  if (at === 0 && q.sendNow) return "queued";
+  return at >= 0 ? "queued_behind" : "unseen";
+}
+
+/** The footer of Grok's question card (the usage-limit card is one): `Tab:next answer │ … │ Shift+x:dismiss`. */
+const CARD_FOOTER = /^\s*Tab:next answer\s+│.*Shift\+x:dismiss\s*$/;
+/** Headings of the usage-limit card (weekly seen with 1.0.41 after an HTTP 402; the others are its siblings in the binary). */
+const LIMIT_HEADING =
+  /^(?:You hit your weekly limit\.|You hit your free usage limit\.|You've hit the credit limit for your plan\.|You've hit your spending cap\.)$/;
+
+/**
+ * The usage-limit card when it is the current bottom of the screen: the `┃` card whose first line is a
+ * limit heading, with the card footer as the last line. A card with anything drawn under it (scrollback,
+ * a later composer) is not the current one. Returns the heading, or null.
+ */
+export function grokRateLimitDialog(screen: string): string | null {
+  const lines = screenLines(screen);
+  const footer = prevNonEmpty(lines, lines.length - 1);
+  if (footer < 0 || !CARD_FOOTER.test(lineAt(lines, footer))) return null;
+  const bottom = prevNonEmpty(lines, footer - 1);
+  let top = bottom;
+  while (top >= 0 && /^\s*┃/.test(lineAt(lines, top))) top--;
+  const body = lines.slice(top + 1, bottom + 1).map((l) => l.replace(/^\s*┃/, "").trim()).filter((l) => l !== "");
+  const heading = body[0] ?? "";
+  return LIMIT_HEADING.test(heading) ? heading : null;
+}
+
+/** Shift+x dismisses the usage-limit card (its footer says so); null when the card is not the current screen. */
+export function dismissGrokRateLimitDialog(screen: string): KeyStep[] | null {
+  return grokRateLimitDialog(screen) ? [{ key: "X" }] : null;
+}
+
+/**
+ * The CLI's refusal to start its sandbox (`--sandbox read-only`), printed as `error: …` lines before any TUI
+ * and followed by exit 1 (real 1.0.41: `error: sandbox profile resolve failed: symlinked GROK_HOME is not
+ * allowed …` / `error: this sandbox could not enforce its deny list on Linux: … Refusing to start with denied
+ * paths unprotected.`). Returns the error lines without their `error:` prefix, joined by ` / `; else null.
+ */
+export function grokSandboxRefusal(screen: string): string | null {
+  const errors = screenLines(screen).map((l) => l.trim()).filter((l) => /^error: /.test(l));
+  if (!errors.some((l) => /sandbox|bwrap/i.test(l)) || !errors.some((l) => /refus/i.test(l))) return null;
+  return errors.map((l) => l.replace(/^error:\s*/, "")).join(" / ");
 }
 
 /** Percent-encodes a path the way Grok Build names its per-cwd session folder (RFC 3986 unreserved kept). */
@@ -196,6 +298,8 @@ interface OpenTurn {
   /** Agent text since the last tool call (the final message of the turn). */
   text: string;
   ended: boolean;
+  /** Ended by "send now": the next prompt continues this turn. */
+  seam: boolean;
 }
 
 /** Sequence number of `_meta.eventId` (`<session>-<n>`), or null. */
@@ -206,6 +310,16 @@ function eventSeq(r: JsonRecord): number | null {
 }
 
 /**
+ * A `turn_completed` that "send now" wrote: `stop_reason:"cancelled"` with `_meta.cancelTrigger:"send_now"`
+ * (real 1.0.41; events.jsonl says the same as `cancellation_context.trigger`).
+ */
+function isSendNowCancel(update: JsonRecord, meta: JsonRecord | null): boolean {
+  if (!/cancel/i.test(str(update, "stop_reason") ?? "")) return false;
+  return str(meta, "cancelTrigger") === "send_now" ||
+    str(rec(update, "cancellation_context"), "trigger") === "send_now";
+}
+
+/**
  * Parses `updates.jsonl` into turns. A turn opens at `user_message_chunk` (`_meta.promptIndex` is the
  * turn id, the same number as chat_history's `prompt_index`); records carrying a prompt id
  * (`agent_message_chunk` `_meta.promptId`, `turn_completed.prompt_id`, hook records) bind that id to
@@ -213,18 +327,22 @@ function eventSeq(r: JsonRecord): number | null {
  * records come first. `turn_completed` ends it: `stop_reason:"error"` → error (`agent_result`),
  * `cancelled` → interrupted, anything else → done with the last agent message as the answer.
  * Records are taken in `_meta.eventId` order (the CLI writes some out of order).
+ *
+ * A steer is one turn: "send now" closes the running prompt as cancelled (trigger `send_now`) and the
+ * queued text runs as the next prompt, which continues the work. Such a seam is not an end: the next
+ * prompt is merged into the turn (its end, answer or error become the turn's), `steers` counts the
+ * seams, and the turn stays `running` until the continuation ends. So one completion boundary remains.
  */
 export function parseGrokTurns(text: string): TranscriptTurn[] {
   const records = parseJsonl(text).map((r, i) => ({ r, i, seq: eventSeq(r) }));
   records.sort((a, b) => (a.seq !== null && b.seq !== null ? a.seq - b.seq : a.i - b.i));
-  const turns: TranscriptTurn[] = [];
-  const open: OpenTurn[] = [];
+  const raw: OpenTurn[] = [];
   const byPrompt = new Map<string, OpenTurn>();
   const bind = (promptId: string | null): OpenTurn | null => {
     if (promptId === null) return null;
     const known = byPrompt.get(promptId);
     if (known) return known;
-    const t = open.find((o) => o.promptId === null && !o.ended);
+    const t = raw.find((o) => o.promptId === null && !o.ended);
     if (!t) return null;
     t.promptId = promptId;
     byPrompt.set(promptId, t);
@@ -239,22 +357,21 @@ export function parseGrokTurns(text: string): TranscriptTurn[] {
     if (kind === "user_message_chunk") {
       const index = rec(u, "_meta")?.promptIndex;
       const prompt = str(rec(u, "content"), "text");
-      const last = open[open.length - 1];
-      const id = typeof index === "number" ? String(index) : `prompt-${turns.length}`;
+      const last = raw[raw.length - 1];
+      const id = typeof index === "number" ? String(index) : `prompt-${raw.length}`;
       if (last && last.turn.turnId === id) {
         if (prompt !== null) last.turn.prompt = (last.turn.prompt ?? "") + prompt;
         continue;
       }
       const turn: TranscriptTurn = {
         turnId: id,
-        index: turns.length,
+        index: raw.length,
         prompt,
         status: "running",
         answer: null,
         error: null,
       };
-      turns.push(turn);
-      open.push({ turn, promptId: null, text: "", ended: false });
+      raw.push({ turn, promptId: null, text: "", ended: false, seam: false });
       continue;
     }
     if (kind === "agent_message_chunk") {
@@ -276,6 +393,8 @@ export function parseGrokTurns(text: string): TranscriptTurn[] {
       if (reason === "error") {
         t.turn.status = "error";
         t.turn.error = str(u, "agent_result") ?? "error";
+      } else if (isSendNowCancel(u, meta)) {
+        t.seam = true;
       } else if (/cancel/i.test(reason)) {
         t.turn.status = "interrupted";
       } else {
@@ -283,6 +402,25 @@ export function parseGrokTurns(text: string): TranscriptTurn[] {
         t.turn.answer = t.text;
       }
     }
+  }
+  return mergeSendNowSeams(raw);
+}
+
+/** Folds each prompt that follows a "send now" seam into the turn the seam cut (see {@link parseGrokTurns}). */
+function mergeSendNowSeams(raw: OpenTurn[]): TranscriptTurn[] {
+  const turns: TranscriptTurn[] = [];
+  let open: { turn: TranscriptTurn; seam: boolean } | null = null;
+  for (const o of raw) {
+    if (open?.seam) {
+      const { status, answer, error } = o.turn;
+      Object.assign(open.turn, { status, answer, error });
+      open.seam = o.seam;
+      if (o.seam) open.turn.steers = (open.turn.steers ?? 0) + 1;
+      continue;
+    }
+    const turn: TranscriptTurn = { ...o.turn, index: turns.length, steers: o.seam ? 1 : 0 };
+    turns.push(turn);
+    open = { turn, seam: o.seam };
   }
   return turns;
 }
@@ -337,6 +475,17 @@ export const grok: HarnessAdapter = {
   classifyScreen: classifyGrokScreen,
   answerStartupDialog: answerGrokStartupDialog,
   submitSteps: [{ pauseMs: 700 }, { key: "Enter" }],
+  // While a turn runs, Enter queues the text; on an empty composer Enter is then "send now" (footer
+  // `Enter:send now`), which cancels the running prompt (trigger send_now) and runs the queued one next.
+  steerSteps: [{ key: "Enter" }],
+  steerPlace: grokSteerPlace,
+  rateLimitCard: {
+    dismiss: dismissGrokRateLimitDialog,
+    recovery: "grok_rate_limit_dialog_dismissed",
+    blockedCode: "GROK_RATE_LIMIT_RECOVERY_BLOCKED",
+    failedCode: "GROK_RATE_LIMIT_RECOVERY_FAILED",
+  },
+  sandboxRefusal: { code: "GROK_SANDBOX_STARTUP_FAILED", cause: grokSandboxRefusal },
   composerHolds: grokComposerHolds,
   modelCatalog: readGrokModelCatalog,
   transcript: { locate: locateGrokTranscript, parseTurns: parseGrokTurns },

@@ -4,10 +4,16 @@ import {
   answerGrokStartupDialog,
   buildGrokLaunch,
   classifyGrokScreen,
+  dismissGrokRateLimitDialog,
   grok,
   grokComposerHolds,
   grokComposerText,
   grokCwdKey,
+  grokQueue,
+  grokQueueRowShows,
+  grokRateLimitDialog,
+  grokSandboxRefusal,
+  grokSteerPlace,
   locateGrokTranscript,
   parseGrokModelCatalog,
   parseGrokTurns,
@@ -48,6 +54,10 @@ const EXPECTED: Record<string, string> = {
   "real-05-after-slow": "ready",
   "real-06-err": "ready",
   "real-07-quit": "exited",
+  "real-08-queued": "busy", // a steer waiting in the queue (`#1 …`, footer `Enter:send now`)
+  "real-09-queued-two": "busy",
+  "real-10-rate-limit-card": "blocked:rate_limited", // after an HTTP 402 from the fake server
+  "real-11-sandbox-refused": "starting", // the CLI printed its refusal and exited (the gate reads the cause)
 };
 
 Deno.test("classifyGrokScreen() classifies every reference and real screen", () => {
@@ -242,4 +252,150 @@ Deno.test("parseGrokModelCatalog() reads `grok models` (real 1.0.41 output with 
   const cat = parseGrokModelCatalog(out);
   assertEquals(cat.defaultModel, "mock");
   assertEquals(cat.models.map((m) => m.id), ["grok-4.6", "grok-4.5", "mock"]);
+});
+
+Deno.test("grokQueue() reads the queued rows and the send-now footer (real 1.0.41)", () => {
+  assertEquals(grokQueue(screen("real-08-queued")), { rows: ["steer text here"], sendNow: true });
+  const two = grokQueue(screen("real-09-queued-two"));
+  assertEquals(two.rows.length, 2);
+  assertEquals(two.rows[0], "a multi line steer (+2 lines)");
+  assert(two.rows[1]!.endsWith("word…"), two.rows[1]);
+  assertEquals(grokQueue(screen("real-04-busy")), { rows: [], sendNow: false });
+  assertEquals(grokQueue(screen("real-05-after-slow")), { rows: [], sendNow: false });
+  // A `#1 …` line of the conversation far above the in-progress line is not a queue row.
+  const convo = "     ❯ list\n    #1 first item of an answer\n     more answer\n     Worked for 1s\n" +
+    "    ⠧ Waiting for response… 2.9s\n" + IDLE_TAIL;
+  assertEquals(grokQueue(convo).rows, []);
+});
+
+Deno.test("grokQueueRowShows() matches the first line, a cut-off row and the (+N lines) suffix", () => {
+  assert(grokQueueRowShows("steer text here", "steer text here"));
+  assert(grokQueueRowShows("a multi line steer (+2 lines)", "a multi line steer\nsecond\nthird"));
+  assert(grokQueueRowShows("another queued item: word word…", "another queued item: word word word END"));
+  assert(!grokQueueRowShows("steer text here", "steer text"));
+  assert(!grokQueueRowShows("other text…", "steer text here"));
+  assert(!grokQueueRowShows("…", "anything"));
+});
+
+Deno.test("grokSteerPlace() says queued only for the first row with Enter:send now", () => {
+  assertEquals(grokSteerPlace(screen("real-08-queued"), "steer text here"), "queued");
+  const long = "another queued item that is fairly long: " + "word ".repeat(60) + "END";
+  assertEquals(
+    grokSteerPlace(screen("real-09-queued-two"), "a multi line steer\nsecond line of it\nthird line"),
+    "queued",
+  );
+  assertEquals(grokSteerPlace(screen("real-09-queued-two"), long), "queued_behind");
+  assertEquals(grokSteerPlace(screen("real-08-queued"), "something else"), "unseen");
+  assertEquals(grokSteerPlace(screen("real-04-busy"), "steer text here"), "unseen");
+  assertEquals(grokSteerPlace(screen("grok-17-ctrlc-cancel"), "SLOW cancel via ctrl-c"), "composer");
+  // Without the send-now footer (text typed in the composer) Enter would not send the row now.
+  const typed = screen("real-08-queued").replace("Enter:send now", "Enter:queue");
+  assertEquals(grokSteerPlace(typed, "steer text here"), "queued_behind");
+});
+
+Deno.test("grokComposerHolds() counts a collapsed paste placeholder as residue", () => {
+  const big = "  ╭────────────────╮\n  │ ❯ [Pasted: 80 lines] │\n  ╰──── Mock ──────╯\n" +
+    "  Enter:queue  │  Alt+Enter:newline  │  Shift+Tab:mode  │  Ctrl+c:cancel  │  Ctrl+x:shortcuts";
+  assert(grokComposerHolds(big, "line 1\nline 2"));
+  assertEquals(grokSteerPlace(big, "line 1\nline 2"), "composer");
+});
+
+Deno.test("grokRateLimitDialog() owns the heading + footer pair of the current card only", () => {
+  const card = screen("real-10-rate-limit-card");
+  assertEquals(grokRateLimitDialog(card), "You hit your weekly limit.");
+  assertEquals(classifyGrokScreen(card), {
+    kind: "blocked",
+    reason: "rate_limited",
+    detail: "You hit your weekly limit.",
+  });
+  assertEquals(dismissGrokRateLimitDialog(card), [{ key: "X" }]);
+  // A card with later UI under it (scrollback) is not the current one.
+  assertEquals(grokRateLimitDialog(card + "\n" + IDLE_TAIL), null);
+  assertEquals(classifyGrokScreen(card + "\n" + IDLE_TAIL).kind, "ready");
+  assertEquals(dismissGrokRateLimitDialog(card + "\n" + IDLE_TAIL), null);
+  // The same footer under another question is not the usage-limit card.
+  assertEquals(grokRateLimitDialog(card.replace("You hit your weekly limit.", "Which file should I edit?")), null);
+  // The heading without the card footer (e.g. quoted in an answer) is not the card.
+  assertEquals(grokRateLimitDialog("  ┃  You hit your weekly limit.\n" + IDLE_TAIL), null);
+  assertEquals(grokRateLimitDialog(screen("real-06-err")), null);
+});
+
+Deno.test("grokSandboxRefusal() returns the CLI's cause from its refusal lines (real 1.0.41)", () => {
+  assertEquals(
+    grokSandboxRefusal(screen("real-11-sandbox-refused")),
+    "sandbox profile resolve failed: symlinked GROK_HOME is not allowed under sandbox write-deny: /tmp/gx/ghlink / " +
+      "this sandbox could not enforce its deny list on Linux: the required bwrap plan could not be prepared; see the " +
+      "error above for the specific cause. Refusing to start with denied paths unprotected.",
+  );
+  const noBwrap = "Error: this sandbox could not enforce its deny list on Linux: bwrap exec failed: No such file or " +
+    "directory (os error 2). Install bubblewrap with `apt install -y bubblewrap`. Refusing to start with denied paths " +
+    "unprotected.";
+  assertEquals(grokSandboxRefusal(noBwrap.replace(/^Error/, "error")), noBwrap.slice("Error: ".length));
+  // An error line that is not a sandbox refusal, or a warning that goes on, is not one.
+  assertEquals(grokSandboxRefusal("error: failed to read config.toml"), null);
+  assertEquals(grokSandboxRefusal("error: Sandbox could not be applied, continuing without sandbox"), null);
+  assertEquals(grokSandboxRefusal(screen("real-01-launch")), null);
+  assertEquals(grok.sandboxRefusal?.code, "GROK_SANDBOX_STARTUP_FAILED");
+});
+
+Deno.test("parseGrokTurns() keeps a send-now seam inside one turn (real 1.0.41 capture)", () => {
+  const text = sample("real-send-now-updates.jsonl");
+  const turns = parseGrokTurns(text);
+  assertEquals(turns.map((t) => [t.index, t.turnId, t.prompt, t.status, t.steers]), [
+    [0, "0", "SLOW first task", "done", 1],
+  ]);
+  assertEquals(turns[0]!.answer, "MOCK_REPLY The user sent a message while you were w");
+  // Cut after the cancelled record, and after the queued prompt began: still one running turn, not an end.
+  const lines = text.trimEnd().split("\n");
+  for (const n of [2, 3, 4]) {
+    assertEquals(parseGrokTurns(lines.slice(0, n).join("\n")).map((t) => [t.status, t.steers]), [["running", 1]]);
+  }
+});
+
+Deno.test("parseGrokTurns() merges chained seams, in any record order, and leaves other cancels alone", () => {
+  const u = (seq: number, update: Record<string, unknown>, meta: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      method: "session/update",
+      params: { sessionId: "s", update, _meta: { eventId: `s-${seq}`, ...meta } },
+    });
+  const user = (seq: number, i: number, text: string) =>
+    u(seq, { sessionUpdate: "user_message_chunk", content: { type: "text", text }, _meta: { promptIndex: i } });
+  const say = (seq: number, p: string, text: string) =>
+    u(seq, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }, { promptId: p });
+  const end = (seq: number, p: string, stop: string, meta: Record<string, unknown> = {}) =>
+    u(seq, { sessionUpdate: "turn_completed", prompt_id: p, stop_reason: stop }, meta);
+  const sendNow = { cancelTrigger: "send_now", cancellationCategory: "MidTurnAbort" };
+  const chained = [
+    user(1, 0, "task"),
+    say(2, "p0", "partial"),
+    end(3, "p0", "cancelled", sendNow),
+    user(4, 1, "steer one"),
+    end(5, "p1", "cancelled", sendNow),
+    user(6, 2, "steer two"),
+    say(7, "p2", "final"),
+    end(8, "p2", "end_turn"),
+    user(9, 3, "next task"),
+    end(10, "p3", "error"),
+  ];
+  const turns = parseGrokTurns(chained.join("\n"));
+  assertEquals(turns.map((t) => [t.index, t.turnId, t.prompt, t.status, t.answer, t.steers]), [
+    [0, "0", "task", "done", "final", 2],
+    [1, "3", "next task", "error", null, 0],
+  ]);
+  // Written out of order (the queued prompt before the cancel record): same result.
+  const shuffled = [chained[0], chained[1], chained[3], chained[2], ...chained.slice(4)].join("\n");
+  assertEquals(parseGrokTurns(shuffled).map((t) => [t.status, t.steers]), [["done", 2], ["error", 0]]);
+  // A cancel without the send_now trigger is an interrupt, and the next prompt is a turn of its own.
+  const plain = [user(1, 0, "task"), end(2, "p0", "cancelled"), user(3, 1, "again"), end(4, "p1", "end_turn")];
+  assertEquals(parseGrokTurns(plain.join("\n")).map((t) => [t.turnId, t.status]), [["0", "interrupted"], [
+    "1",
+    "done",
+  ]]);
+});
+
+Deno.test("parseGrokTurns() reads the real 402 turn as an error with the CLI's text", () => {
+  const turns = parseGrokTurns(sample("real-402-updates.jsonl"));
+  assertEquals(turns.map((t) => [t.turnId, t.status, t.error]), [
+    ["5", "error", "API error (status 402 Payment Required): insufficient_quota: Mock payment required"],
+  ]);
 });

@@ -9,9 +9,16 @@ import type { BinarySpec, HarnessAdapter, HarnessId } from "./types.ts";
 
 export { HARNESS_IDS } from "./types.ts";
 export type {
+  ApprovalChoice,
+  ApprovalDialog,
+  ApprovalKind,
   BinarySpec,
   BlockedReason,
   CatalogModel,
+  ConfigureGoal,
+  ConfigureRules,
+  ConfigureStage,
+  ConfigureVerdict,
   HarnessAdapter,
   HarnessId,
   KeyStep,

@@ -86,6 +86,11 @@ export interface TranscriptTurn {
   answer: string | null;
   /** The vendor's error text (error only). */
   error: string | null;
+  /**
+   * Steers the transcript shows joined into this turn (Grok "send now" seams merged into it); absent when
+   * the vendor's records do not say. Dispatch confirms a steer by this count growing.
+   */
+  steers?: number;
 }
 
 /** Where a harness writes its transcript, and how to read turns from it. */
@@ -157,5 +162,114 @@ export interface HarnessAdapter {
   composerHolds(screen: string, text: string): boolean;
   /** Reads the live model catalog by running the CLI (no turn is sent). */
   modelCatalog?(bin: string, env: Record<string, string>): Promise<ModelCatalog>;
+  // ── Steering checks, the usage-limit card and the sandbox refusal (Grok, Cursor) ──
+  /**
+   * Where a steer's `text` is after its submit (adapters with `steerSteps`): still in the composer, waiting
+   * first in line in the CLI's queue / follow-ups (so `steerSteps` move it into the running turn), queued
+   * behind other text, already joined to the running turn, or not seen anywhere. Pure.
+   */
+  steerPlace?(screen: string, text: string): "composer" | "queued" | "queued_behind" | "joined" | "unseen";
+  /** The CLI's usage-limit card, which a normal dispatch may dismiss once after a turn that ended in error. */
+  rateLimitCard?: {
+    /** Keys that dismiss the card when it is the current bottom of the screen; null when it is not shown. Pure. */
+    dismiss(screen: string): KeyStep[] | null;
+    /** The pane_input_recovery entry reported after dismissing it. */
+    recovery: "grok_rate_limit_dialog_dismissed";
+    blockedCode: "GROK_RATE_LIMIT_RECOVERY_BLOCKED";
+    failedCode: "GROK_RATE_LIMIT_RECOVERY_FAILED";
+  };
+  /** The CLI refused to start its sandbox (write_scope read-only): the cause it printed, or null. Pure. */
+  sandboxRefusal?: { code: "GROK_SANDBOX_STARTUP_FAILED"; cause(screen: string): string | null };
+  // ── end ──
+  // ── Approval dialogs and in-place model/effort changes (agent_approval, agent_configure) ──
+  /** The tool/command approval dialog that is the live bottom of the screen, or null (scrollback never counts). Pure. */
+  parseApproval?(screen: string): ApprovalDialog | null;
+  /** The live composer's text ("" when empty), or null when no composer is visible. Pure. */
+  composerText?(screen: string): string | null;
+  /** How the CLI changes model and effort inside a running session; absent when it has no command for it. */
+  configure?: ConfigureRules;
+  // ── end (approval/configure) ──
   transcript: TranscriptRules;
+}
+
+// ── Approval dialogs and in-place configuration (agent_approval, agent_configure) ──
+
+/** What an approval dialog asks about. */
+export type ApprovalKind = "command" | "mcp_tool" | "file_edit" | "unknown";
+
+/**
+ * One choice of an approval dialog. `id` is `approve_once`, `approve_session`, `approve_always`, `deny`, or
+ * `other_<n>` for a label the harness does not know. Only `singleShot` choices (this one request, nothing
+ * remembered) may ever be typed by aiterm.
+ */
+export interface ApprovalChoice {
+  id: string;
+  /** The label as shown, without its number and key hint. */
+  label: string;
+  singleShot: boolean;
+  /** The tmux key that picks it directly (the option's digit). */
+  key: string;
+}
+
+/** An approval dialog read from the screen. */
+export interface ApprovalDialog {
+  kind: ApprovalKind;
+  /** The dialog's text lines (title, question, command or tool call), trimmed, blank lines dropped. */
+  text: string[];
+  choices: ApprovalChoice[];
+  /** Index into `choices` of the option the selection marker is on; null when none is marked. */
+  selected: number | null;
+}
+
+/** What agent_configure asks a harness to apply. */
+export interface ConfigureGoal {
+  /** Catalog id of the new model; null keeps the current one. */
+  model: string | null;
+  /** The model's display name in the catalog (pickers that list names, not ids); null when unknown. */
+  modelLabel: string | null;
+  /** The effort to apply; null keeps what the CLI selects. */
+  effort: string | null;
+  /** The effort in use as aiterm recorded it (a picker that always picks one keeps it when offered). */
+  currentEffort: string | null;
+}
+
+/** A stage's reading of the screen after its keys. */
+export type ConfigureVerdict =
+  | { kind: "wait" } // the keys are being handled: look again, press nothing
+  | { kind: "again" } // the same view still needs keys: call keys(screen) once more
+  | {
+    kind: "done";
+    /** Model and effort now in use: absent when this stage does not say, null for the CLI's default. */
+    model?: string | null;
+    effort?: string | null;
+    /** The CLI also saved the choice as the user's default (true), said it is for this session only (false). */
+    persistedDefault: boolean | null;
+    /** The CLI's confirmation line. */
+    message: string;
+  }
+  | { kind: "next" } // this stage is over without a confirmation of its own; go on with the next one
+  | { kind: "failed"; message: string }; // the CLI refused; message is its own text
+
+/**
+ * One step of an in-place change: keys for the current screen, then what the screen must show. Screens
+ * given to a stage include some scrollback above the visible part.
+ */
+export interface ConfigureStage {
+  name: string;
+  /** Keys to press on `screen`; null when the screen is not what this stage expects. Pure. */
+  keys(screen: string): KeyStep[] | null;
+  /** Reads the screen after the keys; `before` is the screen just before the stage's first keys. Pure. */
+  check(screen: string, before: string): ConfigureVerdict;
+}
+
+/** How a harness changes model and effort in a running session. */
+export interface ConfigureRules {
+  /** Effort in place: supported, only together with a model (Cursor), or not at all. */
+  effort: "supported" | "requires_model" | "unsupported";
+  /** Model in place. */
+  model: boolean;
+  /** The stages that apply `goal`, in order. Pure. */
+  stages(goal: ConfigureGoal): ConfigureStage[];
+  /** Keys that back out of a picker or confirmation this flow opened; null when none is open. Pure. */
+  leave(screen: string): KeyStep[] | null;
 }

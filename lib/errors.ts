@@ -51,6 +51,7 @@ export const ERROR_CODES = [
   "CODEX_PARENT_THREAD_NOT_FOUND", // the parent's Codex thread is unknown to its CODEX_HOME; nothing was queued; data.thread_id
   "CODEX_QUEUE_REFUSED", // thread/queue/add answered a JSON-RPC error; nothing was queued; data.rpc_code
   "CODEX_QUEUE_UNCONFIRMED", // thread/queue/add was written but no answer came (exit, disconnect, timeout); never resend
+  "CODEX_HOOK_DELIVERY_UNCONFIRMED", // a Codex steer hook may have removed the queued answer but its output was not confirmed; body kept, never resent
   "AGENT_TURN_ERROR", // the harness recorded an API error for that turn; there is no result
   "AGENT_STEER_NOT_TAKEN", // a steer's text stayed in the composer or queue (or was not seen queued); data.where, data.joined_event_cursor
   "GROK_SANDBOX_STARTUP_FAILED", // Grok refused to start its sandbox (write_scope read-only); data.cause; nothing sent

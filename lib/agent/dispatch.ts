@@ -8,6 +8,8 @@ import { getHarness, type HarnessAdapter } from "../../harnesses/mod.ts";
 import { type AgentRecord, lineagePreface, readAgentRecord, writeAgentRecord } from "./record.ts";
 import { loadTurns, pinByPrompt } from "./turns.ts";
 import { pasteAndSubmit, screenState } from "./typing.ts";
+import { recoverPaneInput } from "./pane_recovery.ts";
+import { steerRunningTurn } from "./steer.ts";
 import type { AgentDeps } from "./launch.ts";
 
 /** What a dispatch or steer did. */
@@ -94,6 +96,8 @@ export async function dispatchTurn(
   return await deps.terminal.withLock(id, async () => {
     const { rec, adapter } = await agentOf(deps, id);
     const pane = await deps.terminal.mux.paneInfo(id);
+    // Pre-dispatch recovery (Grok): a refused sandbox, or the usage-limit card dismissed once.
+    const recovered = await recoverPaneInput(deps, id, rec, adapter, !!pane && !pane.paneDead);
     if (!pane || pane.paneDead) {
       throw new AppError(
         "SESSION_ENDED",
@@ -125,19 +129,24 @@ export async function dispatchTurn(
     const imageNote = images.length ? `\n\n[attached images: ${images.join(", ")}]` : "";
     if (status.running && options.allowSteer !== false) {
       await options.beforeSteer?.(next.active_turn?.index ?? null, next);
-      const residue = await pasteAndSubmit(deps.terminal.mux, adapter, id, text + imageNote);
-      await writeAgentRecord(deps.terminal.sessionDir(id), next);
+      // A steer is claimed only when the text joined the turn; otherwise AGENT_STEER_NOT_TAKEN says where it is.
+      let joined: number | null;
+      try {
+        joined = await steerRunningTurn(deps, id, next, adapter, text + imageNote);
+      } finally {
+        await writeAgentRecord(deps.terminal.sessionDir(id), next);
+      }
       return {
         mode: "agent_steer",
         session_id: id,
         harness: rec.harness,
         launch_id: rec.launch_id,
         event_cursor: null,
-        joined_event_cursor: next.active_turn?.index ?? null,
-        submit_residue: residue,
+        joined_event_cursor: joined,
+        submit_residue: false,
         turn_started: true,
         generation: (await deps.terminal.meta(id))?.generation ?? null,
-        pane_input_recovery: [],
+        pane_input_recovery: recovered,
       };
     }
     // The transcript was just read by turnRunning (and pinned into `next` if new): its turn count is the cursor.
@@ -161,7 +170,7 @@ export async function dispatchTurn(
       submit_residue: residue,
       turn_started: started.started,
       generation: (await deps.terminal.meta(id))?.generation ?? null,
-      pane_input_recovery: [],
+      pane_input_recovery: recovered,
     };
   });
 }

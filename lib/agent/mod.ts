@@ -12,3 +12,7 @@ export type { WaitProcess } from "./wait_process.ts";
 export { readAgentRecord } from "./record.ts";
 export { observeAgent } from "./observe.ts";
 export type { AgentObservation } from "./observe.ts";
+export { approvalDigest, runApproval } from "./approval.ts";
+export type { ApprovalInput, ApprovalResult } from "./approval.ts";
+export { configureAgent } from "./configure.ts";
+export type { ConfigureInput, ConfigureReceipt } from "./configure.ts";

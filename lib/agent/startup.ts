@@ -1,7 +1,8 @@
 /**
  * The start-up gate: wait until the TUI accepts input, answering only the dialogs aiterm may answer
  * (workspace trust and hooks review with trust_project; Claude's theme picker with its default).
- * A sign-in screen or anything else modal stops the gate with a reason, and nothing is typed.
+ * A sign-in screen or anything else modal stops the gate with a reason, and nothing is typed. A
+ * harness that refused to start its sandbox (Grok) stops it with `GROK_SANDBOX_STARTUP_FAILED: <cause>`.
  */
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
@@ -22,6 +23,8 @@ export interface StartupOptions {
 const POLL_MS = 120;
 const STABLE_READS = 2;
 const MAX_ANSWERS = 6;
+/** Lines of history read with the screen when looking for a sandbox refusal. */
+const HISTORY = { scrollback: 200 };
 
 /** Runs the gate on a freshly launched session. */
 export async function startupGate(
@@ -41,6 +44,13 @@ export async function startupGate(
     const screen = pane ? await terminal.mux.capture(id).catch(() => lastScreen) : lastScreen;
     lastScreen = screen;
     const state = adapter.classifyScreen(screen);
+    // Grok prints why it refused to start its sandbox (write_scope read-only) and exits: once it exited,
+    // report that cause. History is read too: a screen clear racing the message can push a line into it.
+    const refusal = adapter.sandboxRefusal;
+    if (refusal && (!pane || pane.paneDead)) {
+      const cause = refusal.cause(await terminal.mux.capture(id, HISTORY).catch(() => screen));
+      if (cause) return { status: "blocked", reason: `${refusal.code}: ${cause}` };
+    }
     if (!pane || pane.paneDead) {
       const why = state.kind === "blocked" ? state.reason : "harness_exited";
       return { status: "blocked", reason: why };

@@ -47,3 +47,62 @@ export async function pasteAndSubmit(
   }
   return adapter.composerHolds(screen, text);
 }
+
+/** Where a steer's text ended up on screen (see {@link HarnessAdapter.steerPlace}). */
+export type SteerPlace = ReturnType<NonNullable<HarnessAdapter["steerPlace"]>>;
+
+/** What {@link pasteAndSteer} saw. */
+export interface SteerTyping {
+  /** `joined` when the screen shows nothing left behind; otherwise where the text stayed. */
+  place: SteerPlace;
+  /** The adapter's steer steps were pressed (the text had been seen first in the queue). */
+  pressed: boolean;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Reads the screen until `done(place)` or `ms` pass; returns the last place seen. */
+async function watchPlace(
+  mux: Multiplexer,
+  sessionId: string,
+  place: (screen: string) => SteerPlace,
+  done: (p: SteerPlace) => boolean,
+  ms: number,
+): Promise<SteerPlace> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const p = place(await mux.capture(sessionId).catch(() => ""));
+    if (done(p) || Date.now() >= deadline) return p;
+    await pause(100);
+  }
+}
+
+/**
+ * Types a steer into a running turn: one bracketed paste and the submit steps; then, for harnesses that
+ * queue text typed during a turn (`steerSteps` + `steerPlace`), presses the steer steps only once the
+ * text is seen first in the queue, and looks again that it left the queue. Nothing is ever retyped.
+ */
+export async function pasteAndSteer(
+  mux: Multiplexer,
+  adapter: HarnessAdapter,
+  sessionId: string,
+  text: string,
+): Promise<SteerTyping> {
+  const residue = await pasteAndSubmit(mux, adapter, sessionId, text);
+  const placeOf = adapter.steerPlace;
+  if (!adapter.steerSteps || !placeOf) return { place: residue ? "composer" : "joined", pressed: false };
+  const place = (screen: string) => placeOf(screen, text);
+  const before = await watchPlace(mux, sessionId, place, (p) => p === "queued" || p === "joined", 2000);
+  if (before !== "queued") return { place: before, pressed: false };
+  await runSteps(mux, sessionId, adapter.steerSteps);
+  let after = await watchPlace(mux, sessionId, place, (p) => p !== "queued", 3000);
+  if (after !== "queued") {
+    // A failed "send now" puts the text back in the queue: look once more.
+    await pause(300);
+    after = place(await mux.capture(sessionId).catch(() => ""));
+  }
+  return {
+    place: after === "queued" || after === "queued_behind" || after === "composer" ? after : "joined",
+    pressed: true,
+  };
+}

@@ -1,12 +1,13 @@
 /**
  * `aiterm-wait`: a pure reader that blocks until turn `cursor` of an agent session ends and says how
- * (exit 0 done, 3 timeout, 4 closed, 7 error). It never types, never changes the turn marker, and
- * never resends anything.
+ * (exit 0 done, 3 timeout, 4 closed, 7 error; an error turn whose usage-limit card is on screen says
+ * `rate_limited: …` in `error`). It never types, never changes the turn marker, and never resends anything.
  */
 import { getHarness } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import { readAgentRecord } from "./record.ts";
 import { loadTurns } from "./turns.ts";
+import { limitCardAfterError } from "./pane_recovery.ts";
 
 /** The waiter's verdict (printed as JSON). */
 export interface WaitOutcome {
@@ -69,7 +70,10 @@ export async function waitForTurn(
       const turn = loaded.turns[cursor];
       if (turn && turn.status === "done") return result("done", turn.turnId, null);
       if (turn && turn.status === "error") {
-        return result("error", turn.turnId, turn.error ?? "the harness recorded an error");
+        // This turn's error record plus the usage-limit card on screen now: "rate_limited: <card> (<error>)".
+        const card = await limitCardAfterError(terminal, adapter, id);
+        const why = turn.error ?? "the harness recorded an error";
+        return result("error", turn.turnId, card ? `rate_limited: ${card} (${why})` : why);
       }
       if (turn && turn.status === "interrupted") return result("error", turn.turnId, "the turn was interrupted");
       const pane = await terminal.mux.paneInfo(id);

@@ -85,8 +85,14 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
   const third = await answer(c, l.session_id, 2);
   assertStringIncludes(third, "ANSWER(SLOW third task)");
   assertStringIncludes(third, "STEERED(also consider this)");
-  // One completion: the steer opened no turn of its own.
+  // One completion: the steer opened no turn of its own, and every turn has exactly one turn_ended.
   await assertNoTurn(c, l.session_id, 3);
+  const records = await transcriptRecords(t);
+  assertEquals(records.filter((r) => r.type === "turn_ended").length, 3);
+  const steered = records.find((r) => r.role === "user" && JSON.stringify(r).includes("also consider this"));
+  assert(steered, "the steered text is in the transcript");
+  const steeredTurn = records.filter((r) => r.generation_id === steered.generation_id);
+  assertEquals(steeredTurn.filter((r) => r.type === "turn_ended").length, 1);
   const argv = await Deno.readTextFile(`${t.root}/argv.log`);
   assert(!argv.includes("--trust"), "trust must come from the dialog, not a flag");
   // Every submit reached the CLI as one read holding exactly the CSI u Enter (the paste is separate).
@@ -95,13 +101,35 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
   for (const r of reads) assertEquals(r, "\x1b[13u");
 });
 
+/** Every record of the session's (only) Cursor agent transcript. */
+async function transcriptRecords(t: TestEnv): Promise<Record<string, unknown>[]> {
+  const projects = `${t.home}/.cursor/projects`;
+  const files: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isDirectory) await walk(`${dir}/${e.name}`);
+      else if (e.name.endsWith(".jsonl")) files.push(`${dir}/${e.name}`);
+    }
+  };
+  await walk(projects);
+  assertEquals(files.length, 1, JSON.stringify(files));
+  return (await Deno.readTextFile(files[0]!)).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** The reads of the fake that carried a CSI sequence (each must be exactly the CSI u Enter). */
+async function csiReads(t: TestEnv): Promise<string[]> {
+  const text = await Deno.readTextFile(`${t.root}/keys.log`).catch(() => "");
+  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
 async function assertNoTurn(c: TestClient, session_id: string, cursor: number): Promise<void> {
   const e = await c.err("pty_read", { session_id, agent_transcript: true, cursor });
   assertEquals(e.code, "AGENT_RESULT_PENDING");
 }
 
-Deno.test("cursor-cli: a follow-up that is never steered is reported as residue", opts, async () => {
-  await using t = await cursorEnv({ FAKE_CURSOR_NO_STEER: "1" });
+Deno.test("cursor-cli: a follow-up that enter steer does not move is not claimed as a steer", opts, async () => {
+  // The turn outlasts the steer attempt, so the follow-up cannot start a turn of its own meanwhile.
+  await using t = await cursorEnv({ FAKE_CURSOR_NO_STEER: "1", FAKE_CURSOR_SLOW_MS: "20000" });
   await using c = await connect(t.env);
   const l = await c.ok<Launch>("agent_launch", {
     harness: "cursor-cli",
@@ -114,11 +142,61 @@ Deno.test("cursor-cli: a follow-up that is never steered is reported as residue"
     const o = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
     return o.text.includes("ctrl+c to stop");
   });
-  const steer = await c.ok<{ mode: string; submit_residue: boolean }>("pty_send", {
-    session_id: l.session_id,
-    text: "left in follow-ups",
+  const e = await c.err("pty_send", { session_id: l.session_id, text: "left in follow-ups" });
+  assertEquals(e.code, "AGENT_STEER_NOT_TAKEN", e.text);
+  assertStringIncludes(e.message, "still waits in the queue");
+  const screen = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
+  assertStringIncludes(screen.text, "› left in follow-ups");
+  // First prompt: two CSI u Enters; the steer: two with the submit, one more "enter steer", nothing else.
+  assertEquals(await csiReads(t), Array(5).fill("\x1b[13u"));
+});
+
+Deno.test("cursor-cli: enter steer as a separate step moves the follow-up into the running turn", opts, async () => {
+  // The fake needs two empty-composer Enters: the submit's second one is not enough, the steer step is.
+  await using t = await cursorEnv({ FAKE_CURSOR_STEER_PRESSES: "2" });
+  await using c = await connect(t.env);
+  const l = await c.ok<Launch>("agent_launch", {
+    harness: "cursor-cli",
+    cwd: `${t.root}/proj`,
+    trust_project: true,
+    prompt: "SLOW first",
   });
-  assertEquals([steer.mode, steer.submit_residue], ["agent_steer", true]);
+  await eventually(async () => {
+    const o = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
+    return o.text.includes("ctrl+c to stop");
+  });
+  const steer = await c.ok<{ mode: string; joined_event_cursor: number | null; submit_residue: boolean }>(
+    "pty_send",
+    { session_id: l.session_id, text: "steered late" },
+  );
+  assertEquals([steer.mode, steer.joined_event_cursor, steer.submit_residue], ["agent_steer", 0, false]);
+  assertEquals((await runWaiter(t.env, l.wait_process!)).code, 0);
+  assertStringIncludes(await answer(c, l.session_id, 0), "STEERED(steered late)");
+  await assertNoTurn(c, l.session_id, 1);
+  assertEquals((await transcriptRecords(t)).filter((r) => r.type === "turn_ended").length, 1);
+  assertEquals(await csiReads(t), Array(5).fill("\x1b[13u"));
+});
+
+Deno.test("cursor-cli: text left in the composer during a turn is not claimed as a steer", opts, async () => {
+  await using t = await cursorEnv({ FAKE_CURSOR_BUSY_COMPOSER_STUCK: "1", FAKE_CURSOR_SLOW_MS: "20000" });
+  await using c = await connect(t.env);
+  const l = await c.ok<Launch>("agent_launch", {
+    harness: "cursor-cli",
+    cwd: `${t.root}/proj`,
+    trust_project: true,
+    prompt: "SLOW first",
+  });
+  await eventually(async () => {
+    const o = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
+    return o.text.includes("ctrl+c to stop");
+  });
+  const e = await c.err("pty_send", { session_id: l.session_id, text: "stuck in the composer" });
+  assertEquals(e.code, "AGENT_STEER_NOT_TAKEN", e.text);
+  assertStringIncludes(e.message, "stayed in the composer");
+  const screen = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
+  assertStringIncludes(screen.text, "→ stuck in the composer");
+  // No steer step is pressed for text that never reached the follow-ups.
+  assertEquals(await csiReads(t), Array(4).fill("\x1b[13u"));
 });
 
 Deno.test("cursor-cli: an API error ends the turn with aiterm-wait exit 7", opts, async () => {

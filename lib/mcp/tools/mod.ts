@@ -1,5 +1,7 @@
 /** Every tool the server offers, in listing order. */
 import type { ToolDef } from "../tool.ts";
+import { agentApproval } from "./agent_approval.ts";
+import { agentConfigure } from "./agent_configure.ts";
 import { agentLaunch, claudeAgent, codexAgent, grokAgent } from "./agent_launch.ts";
 import { agentModels } from "./agent_models.ts";
 import { diagnostics } from "./diagnostics.ts";
@@ -22,6 +24,8 @@ export const ALL_TOOLS: ToolDef[] = [
   ptyList,
   agentLaunch,
   agentModels,
+  agentApproval,
+  agentConfigure,
   claudeAgent,
   codexAgent,
   grokAgent,

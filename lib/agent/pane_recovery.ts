@@ -1,0 +1,105 @@
+/**
+ * What a dispatch checks on the pane before anything is decided or typed, for harnesses that declare it
+ * (Grok): a sandbox the CLI refused to start (GROK_SANDBOX_STARTUP_FAILED with its cause), and the
+ * usage-limit card left over from a turn that ended in error, which a dispatch dismisses once. Reads,
+ * observation, configuration and steers never dismiss it. Also how a waiter tells a rate-limited error
+ * turn from a plain one: this turn's error record plus the card on screen now, never old records alone.
+ */
+import { AppError } from "../errors.ts";
+import type { HarnessAdapter } from "../../harnesses/mod.ts";
+import type { Terminal } from "../terminal/mod.ts";
+import type { AgentDeps } from "./launch.ts";
+import type { AgentRecord } from "./record.ts";
+import { loadTurns } from "./turns.ts";
+import { runSteps } from "./typing.ts";
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How long input may take to be ready after the card is dismissed. */
+const READY_MS = 5000;
+
+/**
+ * Runs the pre-dispatch checks on session `id` and returns the recoveries done (`pane_input_recovery`).
+ * `alive` is false when the harness process has ended: only then is the sandbox refusal looked for, and
+ * only while it is alive the card.
+ * @throws {AppError} GROK_SANDBOX_STARTUP_FAILED, GROK_RATE_LIMIT_RECOVERY_BLOCKED, GROK_RATE_LIMIT_RECOVERY_FAILED
+ */
+export async function recoverPaneInput(
+  deps: AgentDeps,
+  id: string,
+  rec: AgentRecord,
+  adapter: HarnessAdapter,
+  alive: boolean,
+): Promise<string[]> {
+  const sandbox = adapter.sandboxRefusal;
+  const card = adapter.rateLimitCard;
+  if (!sandbox && !card) return [];
+  const mux = deps.terminal.mux;
+  const screen = await mux.capture(id).catch(() => "");
+  // The CLI exits after refusing: look only at an ended pane, history included (a screen clear can push the
+  // first line of the message there).
+  const cause = sandbox && !alive
+    ? sandbox.cause(await mux.capture(id, { scrollback: 200 }).catch(() => screen))
+    : null;
+  if (sandbox && cause) {
+    throw new AppError(sandbox.code, `${rec.harness} in session "${id}" refused to start its sandbox: ${cause}`, {
+      suggestion:
+        "nothing was sent; fix the cause where that setting is managed, then pty_close the session and launch again",
+      data: { cause },
+    });
+  }
+  const keys = alive && card ? card.dismiss(screen) : null;
+  if (!card || !keys) return [];
+  const latest = (await loadTurns(adapter, rec, deps.env)).turns.at(-1);
+  if (latest?.status !== "error") {
+    throw new AppError(
+      card.blockedCode,
+      `Cannot send to agent session "${id}": ${rec.harness} shows its usage-limit card, but its latest turn ${
+        latest ? `is ${latest.status}` : "is not recorded"
+      }, not ended in an error`,
+      {
+        suggestion: "nothing was sent; look at it with pty_read screen:true",
+        data: { latest_turn_status: latest?.status ?? null },
+      },
+    );
+  }
+  await runSteps(mux, id, keys);
+  const deadline = Date.now() + READY_MS;
+  let stable = 0;
+  let state = "unknown";
+  while (Date.now() < deadline) {
+    await pause(120);
+    const now = await mux.capture(id).catch(() => "");
+    const s = adapter.classifyScreen(now);
+    state = s.kind === "blocked" ? `blocked:${s.reason}` : s.kind;
+    stable = s.kind === "ready" && !card.dismiss(now) ? stable + 1 : 0;
+    if (stable >= 2) return [card.recovery];
+  }
+  throw new AppError(
+    card.failedCode,
+    `Cannot send to agent session "${id}": the usage-limit card was dismissed once, but ${rec.harness} does not accept input (${state})`,
+    {
+      suggestion: "nothing was sent; look at it with pty_read screen:true",
+      data: { screen_state: state },
+    },
+  );
+}
+
+/**
+ * The usage-limit card on the screen right after a turn ended in error (its heading), or null. Harnesses
+ * with a card (Grok) draw it a moment after the error record, so the screen is watched until it shows
+ * the card or input-ready (at most 3 s); others are looked at once.
+ */
+export async function limitCardAfterError(
+  terminal: Terminal,
+  adapter: HarnessAdapter,
+  id: string,
+): Promise<string | null> {
+  const deadline = Date.now() + (adapter.rateLimitCard ? 3000 : 0);
+  for (;;) {
+    const s = adapter.classifyScreen(await terminal.mux.capture(id).catch(() => ""));
+    if (s.kind === "blocked" && s.reason === "rate_limited") return s.detail ?? "rate limited";
+    if (s.kind === "ready" || s.kind === "exited" || Date.now() >= deadline) return null;
+    await pause(100);
+  }
+}
