@@ -10,6 +10,7 @@ import { harnessBinary, resolveBinary } from "../harnesses/mod.ts";
 import { claudeParentHookStatus, cursorParentHookStatus } from "../setup/parent_hooks.ts";
 import { remoteChildAccess } from "./mcp/relay.ts";
 import { addToCodexQueue } from "./agent/delivery/codex_queue.ts";
+import { codexHomeOf, codexHookStateDir, readSelection } from "./agent/delivery/codex_steer.ts";
 
 /** Options for {@link buildDeps}. */
 export interface BuildDepsOptions {
@@ -41,6 +42,8 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
     cursorHooks: async () => statusOf(await cursorParentHookStatus(home, env)),
     codexQueue: addToCodexQueue as CodexQueueFn,
     codexBin: () => Promise.resolve(resolveBinary(harnessBinary("codex-cli"), env)),
+    codexSteer: async () =>
+      (await readSelection(codexHookStateDir(env), codexHomeOf(env)))?.state === "enabled" ? "enabled" : "not_enabled",
   };
   const delivery = new ParentDeliveryManager({ ...common, store: new DeliveryStore(layout.root) });
   const remoteDelivery = new ParentDeliveryManager({

@@ -10,7 +10,6 @@ import { removeClaudeParentHooks, removeCursorParentHooks } from "./hook_edit.ts
 import {
   checkClaudeHookVersion,
   claudeParentHookStatus,
-  codexSteerStatus,
   cursorParentHookStatus,
   type HookFileChange,
   installClaudeParentHooks,
@@ -20,6 +19,7 @@ import {
 } from "./parent_hooks.ts";
 import { currentOs, homeDir, type SetupOs } from "./platform_deps.ts";
 import type { ParentHooksResult } from "./result.ts";
+import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "./codex_steer.ts";
 
 /** The clients whose parent hooks setup installs. */
 export const HOOK_CLIENT_IDS = ["claude", "cursor"] as const;
@@ -120,7 +120,9 @@ export interface HookActionResult {
   removed_entries?: number;
   /** --codex-steer: what was asked and the state after it. */
   request?: "status" | "enable" | "disable";
-  state?: "unsupported" | "not_enabled";
+  state?: CodexSteerState;
+  /** --codex-steer: the Codex home, aiterm's hooks as Codex lists them, processes to restart. */
+  codex_steer?: CodexSteerDetails;
 }
 
 /** The whole result of the hook commands. */
@@ -189,16 +191,6 @@ async function removeFor(
   return { action, status: "removed", detail: `removed ${n} aiterm entries from ${change.target}${kept}`, ...common };
 }
 
-function codexSteer(request: "status" | "enable" | "disable", os: SetupOs): HookActionResult {
-  const st = codexSteerStatus(os);
-  const base = { action: "codex_steer" as const, request, state: st.state };
-  if (request === "enable") return { ...base, status: "failed", reason_code: st.reason_code, detail: st.reason };
-  if (request === "disable") {
-    return { ...base, status: "ok", detail: `nothing to disable: ${st.reason}` };
-  }
-  return { ...base, status: "ok", reason_code: st.reason_code, detail: st.reason };
-}
-
 /** Options for {@link runHookActions}. */
 export interface HookActionsOptions {
   env: Record<string, string>;
@@ -224,7 +216,9 @@ export async function runHookActions(req: HookActionsRequest, options: HookActio
     }
     actions.push(await removeFor(id, options.env, home, options.dryRun));
   }
-  if (req.codexSteer) actions.push(codexSteer(req.codexSteer, os));
+  if (req.codexSteer) {
+    actions.push(await runCodexSteer(req.codexSteer, { env: options.env, dryRun: options.dryRun, os }));
+  }
   const failed = actions.find((a) => a.status === "failed");
   return {
     schema: HOOKS_RESULT_SCHEMA,

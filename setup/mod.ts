@@ -40,8 +40,10 @@ Hook commands (run instead of the setup steps; JSON schema aiterm.setup-hooks-re
   --remove-claude-parent-hooks  remove only aiterm's hooks from Claude Code's user settings
   --remove-cursor-parent-hooks  remove only aiterm's entries from ~/.cursor/hooks.json
   --codex-steer status|enable|disable
-                  Codex steer delivery: not built in this version (unsupported on Linux);
-                  status and disable exit 0, enable exits 1
+                  Codex steer delivery (macOS and Windows; unsupported on Linux, where enable
+                  exits 1): adds or removes aiterm's PostToolUse and Stop hooks in
+                  $CODEX_HOME/hooks.json and approves exactly those two through codex app-server;
+                  status reads them back
 
 Exit status: 0 ready (smoke test passed and at least one client registered and read back) or hook
 commands done, 1 failed (the result says why), 2 bad flags. Progress goes to stderr.`;

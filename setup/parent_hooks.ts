@@ -343,26 +343,3 @@ export async function checkClaudeHookVersion(bin: string | null, env: Record<str
   }
   return version;
 }
-
-/** Whether Codex steer delivery (answers into the running Codex turn through Codex hooks) is on. */
-export interface CodexSteerStatus {
-  state: "unsupported" | "not_enabled";
-  reason_code: string;
-  reason: string;
-}
-
-/** Codex steer on this OS: unsupported on Linux; elsewhere not enabled (not built in this version). */
-export function codexSteerStatus(os: SetupOs = currentOs()): CodexSteerStatus {
-  if (os === "linux") {
-    return {
-      state: "unsupported",
-      reason_code: "codex_steer_unsupported",
-      reason: "Codex steer is not supported on Linux",
-    };
-  }
-  return {
-    state: "not_enabled",
-    reason_code: "codex_steer_not_built",
-    reason: "the Codex steer hooks are not built in this version of aiterm",
-  };
-}

@@ -4,7 +4,6 @@ import {
   checkClaudeHookVersion,
   claudeParentHookStatus,
   claudeSettingsPath,
-  codexSteerStatus,
   cursorHooksPath,
   cursorParentHookStatus,
   installClaudeParentHooks,
@@ -243,13 +242,4 @@ Deno.test({
       await Deno.remove(home, { recursive: true });
     }
   },
-});
-
-Deno.test("Codex steer: unsupported on Linux; not built (not enabled) elsewhere", () => {
-  assertEquals(codexSteerStatus("linux").state, "unsupported");
-  assertEquals(codexSteerStatus("linux").reason_code, "codex_steer_unsupported");
-  for (const os of ["darwin", "windows"] as const) {
-    const st: Any = codexSteerStatus(os);
-    assertEquals([st.state, st.reason_code], ["not_enabled", "codex_steer_not_built"]);
-  }
 });

@@ -613,7 +613,7 @@ Deno.test("setup --codex-steer through main.ts: status exits 0, enable fails (no
   assertEquals([status.code, status.result.actions[0].state], [0, linux ? "unsupported" : "not_enabled"]);
   const enable = await run("--codex-steer", "enable");
   assertEquals([enable.code, enable.result.status], [1, "failed"]);
-  assertEquals(enable.result.reason_code, linux ? "codex_steer_unsupported" : "codex_steer_not_built");
+  assertEquals(enable.result.reason_code, linux ? "codex_steer_unsupported" : "codex_home_missing");
   const disable = await run("--codex-steer=disable");
   assertEquals([disable.code, disable.result.actions[0].status], [0, "ok"]);
 });

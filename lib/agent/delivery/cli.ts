@@ -14,6 +14,8 @@ import {
   type WriteFn,
 } from "./receivers.ts";
 import { DeliveryStore } from "./store.ts";
+import { codexHomeOf, codexHookStateDir, codexSteerHook } from "./codex_steer.ts";
+import { harnessBinary, resolveBinary } from "../../../harnesses/mod.ts";
 
 /** The hook names `aiterm-mcp setup` installs. */
 export const HOOK_NAMES = [
@@ -21,6 +23,8 @@ export const HOOK_NAMES = [
   "claude-post-tool-use",
   "claude-session-end",
   "cursor-parent",
+  "codex-post-tool-use",
+  "codex-stop",
 ] as const;
 
 const write: WriteFn = async (stream, text) => {
@@ -53,6 +57,16 @@ export async function runHook(args: string[], env: Record<string, string>): Prom
         return await claudePostToolUse(store, stdin, write);
       case "claude-session-end":
         return await claudeSessionEnd(store, stdin);
+      case "codex-post-tool-use":
+      case "codex-stop":
+        return await codexSteerHook(name === "codex-stop" ? "stop" : "post_tool_use", stdin, {
+          store,
+          hookStateDir: codexHookStateDir(env),
+          codexHome: codexHomeOf(env),
+          codexBin: resolveBinary(harnessBinary("codex-cli"), env),
+          env,
+          write,
+        });
       default:
         return await cursorParentHook(store, stdin, write);
     }

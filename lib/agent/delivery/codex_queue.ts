@@ -13,6 +13,7 @@
  * caller must treat the delivery as unknown and never send it again.
  */
 import { AppError, type ErrorCode } from "../../errors.ts";
+import { AppServer, type AppServerFailure, recordOf, type RpcFailure } from "./codex_app_server.ts";
 
 /** Where the answer goes: the parent's Codex binary, its CODEX_HOME and thread. */
 export interface CodexQueueTarget {
@@ -62,11 +63,8 @@ export class CodexDeliveryError extends AppError {
 }
 
 const CLIENT_INFO = { name: "aiterm-parent-delivery", title: "aiterm parent delivery", version: "1" };
-/** Grace between SIGTERM and SIGKILL for the app-server's process group. */
-const TERM_GRACE_MS = 1000;
 /** Upper bound on queue pages, so a server that repeats its cursor cannot loop us forever. */
 const MAX_QUEUE_PAGES = 1000;
-const STDERR_KEEP = 4096;
 /** Error texts of thread/read and thread/queue/* that mean the thread does not exist in this home. */
 const THREAD_MISSING = /thread not loaded|no rollout found|invalid thread id|thread not found|unknown thread/i;
 
@@ -88,7 +86,7 @@ export async function addToCodexQueue(
 ): Promise<CodexQueueResult> {
   const timeoutMs = options.timeoutMs ?? CODEX_QUEUE_TIMEOUT_MS;
   const home = await homeDir(target.codexHome);
-  const conn = AppServer.spawn(target, home, timeoutMs);
+  const conn = AppServer.spawn(target, { timeoutMs, cwd: home, error: queueError });
   try {
     return await deliver(conn, target.threadId, body, clientUserMessageId);
   } finally {
@@ -111,12 +109,7 @@ async function homeDir(path: string): Promise<string> {
 }
 
 async function deliver(conn: AppServer, threadId: string, body: string, id: string): Promise<CodexQueueResult> {
-  const init = await conn.call("initialize", {
-    clientInfo: CLIENT_INFO,
-    capabilities: { experimentalApi: true },
-  });
-  if (!init.ok) throw conn.unavailable(`initialize was refused: ${init.message}`, { rpc_code: init.code });
-  await conn.notify("initialized", {});
+  await conn.initialize(CLIENT_INFO);
 
   const read = await conn.call("thread/read", { threadId, includeTurns: false });
   if (!read.ok) throw threadError(conn, threadId, "thread/read", read);
@@ -172,7 +165,7 @@ async function findQueued(conn: AppServer, threadId: string, clientUserMessageId
   throw conn.unavailable(`thread/queue/list did not end within ${MAX_QUEUE_PAGES} pages`);
 }
 
-function threadError(conn: AppServer, threadId: string, method: string, reply: RpcFailure): CodexDeliveryError {
+function threadError(conn: AppServer, threadId: string, method: string, reply: RpcFailure): Error {
   if (THREAD_MISSING.test(reply.message)) {
     return new CodexDeliveryError(
       "refused",
@@ -184,268 +177,22 @@ function threadError(conn: AppServer, threadId: string, method: string, reply: R
   return conn.unavailable(`${method} failed: ${reply.message}`, { rpc_code: reply.code });
 }
 
-function recordOf(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : null;
-}
-
-interface RpcSuccess {
-  ok: true;
-  result: unknown;
-}
-interface RpcFailure {
-  ok: false;
-  code: number | null;
-  message: string;
-}
-type RpcReply = RpcSuccess | RpcFailure;
-
-/** Why the connection can no longer answer. */
-interface Ended {
-  reason: "exit" | "timeout" | "spawn";
-  detail: string;
-}
-
-const encoder = new TextEncoder();
-
-/** One `codex app-server` child in its own process group, spoken to over stdin/stdout. */
-class AppServer {
-  #child: Deno.ChildProcess | null = null;
-  #writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
-  #pending = new Map<number, (reply: RpcReply) => void>();
-  #nextId = 1;
-  #stderr = "";
-  #ended: Ended | null = null;
-  #endWaiters: ((e: Ended) => void)[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #pumps: Promise<void>[] = [];
-  #sent = false;
-  #method = "spawn";
-  #command: string;
-
-  private constructor(command: string) {
-    this.#command = command;
-  }
-
-  static spawn(target: CodexQueueTarget, cwd: string, timeoutMs: number): AppServer {
-    const server = new AppServer(`${target.codexBin} app-server`);
-    server.#timer = setTimeout(
-      () => server.#end({ reason: "timeout", detail: `no answer within ${timeoutMs} ms` }),
-      timeoutMs,
-    );
-    try {
-      server.#child = new Deno.Command(target.codexBin, {
-        args: ["app-server"],
-        env: { ...target.env, CODEX_HOME: target.codexHome },
-        clearEnv: true,
-        cwd,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-        // A new process group, so close() can take down anything the app-server started.
-        detached: true,
-      }).spawn();
-    } catch (err) {
-      server.#end({ reason: "spawn", detail: err instanceof Error ? err.message : String(err) });
-      return server;
-    }
-    server.#writer = server.#child.stdin.getWriter();
-    server.#pumps.push(server.#readStdout(server.#child.stdout), server.#readStderr(server.#child.stderr));
-    return server;
-  }
-
-  /** From here on a lost connection means the body may have been queued. */
-  markSent(): void {
-    this.#sent = true;
-  }
-
-  /** Sends one request and waits for its answer; throws a CodexDeliveryError when the connection ends first. */
-  async call(method: string, params: Record<string, unknown>): Promise<RpcReply> {
-    this.#method = method;
-    const id = this.#nextId++;
-    const answer = new Promise<RpcReply>((resolve) => this.#pending.set(id, resolve));
-    await this.#write({ jsonrpc: "2.0", id, method, params });
-    const winner = await Promise.race([answer, this.#whenEnded()]);
-    this.#pending.delete(id);
-    if ("reason" in winner) throw this.#lost(winner);
-    return winner;
-  }
-
-  /** Sends one notification (no answer expected). */
-  async notify(method: string, params: Record<string, unknown>): Promise<void> {
-    this.#method = method;
-    await this.#write({ jsonrpc: "2.0", method, params });
-  }
-
-  unavailable(what: string, data: Record<string, unknown> = {}): CodexDeliveryError {
-    return new CodexDeliveryError(
-      "unavailable",
-      "CODEX_APP_SERVER_UNAVAILABLE",
-      `Cannot queue the answer for the Codex parent: "${this.#command}" ${what}${this.#stderrNote()}`,
-      { data: { ...data, stderr_tail: this.stderrTail() } },
-    );
-  }
-
-  interrupted(what: string): CodexDeliveryError {
+/** The queue's wording of a lost or refused app-server connection. */
+function queueError(f: AppServerFailure): CodexDeliveryError {
+  const note = f.stderrTail ? `; stderr: ${f.stderrTail}` : "";
+  if (f.kind === "interrupted") {
     return new CodexDeliveryError(
       "interrupted",
       "CODEX_QUEUE_UNCONFIRMED",
-      `Cannot confirm the answer was queued for the Codex parent: "${this.#command}" ${what}; ` +
-        `it may be queued, so it must not be sent again${this.#stderrNote()}`,
-      { data: { stderr_tail: this.stderrTail() } },
+      `Cannot confirm the answer was queued for the Codex parent: "${f.command}" ${f.what}; ` +
+        `it may be queued, so it must not be sent again${note}`,
+      { data: { ...f.data, stderr_tail: f.stderrTail } },
     );
   }
-
-  /** The last non-empty stderr lines, without terminal colour codes. */
-  stderrTail(): string {
-    // deno-lint-ignore no-control-regex
-    const plain = this.#stderr.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-    const lines = plain.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-    return lines.slice(-3).join(" | ").slice(-600);
-  }
-
-  /** Ends the child and its process group on every path; waits until it is reaped. */
-  async close(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#end({ reason: "exit", detail: "closed" });
-    const child = this.#child;
-    if (!child) return;
-    // Not awaited yet: a write stuck on a full pipe only fails once the child is gone.
-    const closing = this.#writer?.close().catch(() => {});
-    signalGroup(child.pid, "SIGTERM");
-    const exited = await within(child.status.then(() => true), TERM_GRACE_MS, false);
-    // Also after a clean exit: helpers left in the group must not outlive the delivery.
-    signalGroup(child.pid, "SIGKILL");
-    if (!exited) await child.status;
-    await closing;
-    // A helper that left our process group could hold the pipes open; do not wait for it forever.
-    await within(Promise.all(this.#pumps).then(() => true), TERM_GRACE_MS, false);
-  }
-
-  #lost(e: Ended): CodexDeliveryError {
-    const why = e.reason === "timeout"
-      ? `gave no answer to ${this.#method} in time (${e.detail})`
-      : e.reason === "spawn"
-      ? `could not be started: ${e.detail}`
-      : `ended before answering ${this.#method} (${e.detail})`;
-    return this.#sent ? this.interrupted(why) : this.unavailable(why);
-  }
-
-  #end(e: Ended): void {
-    if (this.#ended) return;
-    this.#ended = e;
-    for (const wake of this.#endWaiters.splice(0)) wake(e);
-  }
-
-  #whenEnded(): Promise<Ended> {
-    const ended = this.#ended;
-    if (ended) return Promise.resolve(ended);
-    return new Promise<Ended>((resolve) => this.#endWaiters.push(resolve));
-  }
-
-  /** Writes one line; a closed stdin or an ending connection while the pipe is full ends the call. */
-  async #write(message: Record<string, unknown>): Promise<void> {
-    if (this.#ended) throw this.#lost(this.#ended);
-    const bytes = encoder.encode(JSON.stringify(message) + "\n");
-    const written = this.#writer!.write(bytes).then(
-      () => null,
-      (err): Ended => ({ reason: "exit", detail: `stdin closed: ${err instanceof Error ? err.message : String(err)}` }),
-    );
-    const failed = await Promise.race([written, this.#whenEnded()]);
-    if (failed) {
-      this.#end(failed);
-      throw this.#lost(this.#ended ?? failed);
-    }
-  }
-
-  async #readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
-    let buf = "";
-    try {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line !== "") this.#onLine(line);
-        }
-      }
-    } catch {
-      // a broken pipe ends the connection like EOF
-    }
-    if (this.#ended) return;
-    const status = await within(this.#child!.status, 200, null);
-    const detail = status === null
-      ? "stdout closed"
-      : status.signal
-      ? `exited on ${status.signal}`
-      : `exited with code ${status.code}`;
-    this.#end({ reason: "exit", detail });
-  }
-
-  async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
-    try {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-        this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEEP);
-      }
-    } catch {
-      // nothing more to keep
-    }
-  }
-
-  #onLine(line: string): void {
-    let msg: Record<string, unknown> | null;
-    try {
-      msg = recordOf(JSON.parse(line));
-    } catch {
-      return; // not protocol: ignore, as a log line would be
-    }
-    if (!msg) return;
-    const id = msg.id;
-    if (typeof msg.method === "string") {
-      // A request from the server: we offer no client methods, so say so instead of leaving it hanging.
-      if (id !== undefined && id !== null && !this.#ended) {
-        const reply = { jsonrpc: "2.0", id, error: { code: -32601, message: "aiterm offers no client methods" } };
-        this.#writer!.write(encoder.encode(JSON.stringify(reply) + "\n")).catch(() => {});
-      }
-      return;
-    }
-    if (typeof id !== "number") return;
-    const resolve = this.#pending.get(id);
-    if (!resolve) return;
-    const error = recordOf(msg.error);
-    if (error) {
-      const code = typeof error.code === "number" ? error.code : null;
-      resolve({ ok: false, code, message: typeof error.message === "string" ? error.message : JSON.stringify(error) });
-    } else {
-      resolve({ ok: true, result: msg.result });
-    }
-  }
-
-  #stderrNote(): string {
-    const tail = this.stderrTail();
-    return tail ? `; stderr: ${tail}` : "";
-  }
-}
-
-/** `promise`, or `fallback` once `ms` pass (the timer is always cleared). */
-async function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([promise, new Promise<F>((resolve) => timer = setTimeout(() => resolve(fallback), ms))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function signalGroup(pid: number, signal: Deno.Signal): void {
-  try {
-    Deno.kill(-pid, signal);
-  } catch {
-    // No such group left, or no process groups here (Windows): signal the process itself.
-    try {
-      Deno.kill(pid, signal);
-    } catch {
-      // already gone
-    }
-  }
+  return new CodexDeliveryError(
+    "unavailable",
+    "CODEX_APP_SERVER_UNAVAILABLE",
+    `Cannot queue the answer for the Codex parent: "${f.command}" ${f.what}${note}`,
+    { data: { ...f.data, stderr_tail: f.stderrTail } },
+  );
 }

@@ -78,6 +78,8 @@ export interface DeliveryDeps extends AgentDeps {
   claudeHooks(): Promise<HookStatus>;
   cursorHooks(): Promise<HookStatus>;
   codexQueue: CodexQueueFn;
+  /** Whether Codex same-turn steer hooks are selected for the parent's Codex home (a file read, no process). */
+  codexSteer?(): Promise<"not_enabled" | "enabled">;
   /** The Codex binary the parent runs (for its app-server); null when none is found. */
   codexBin(): Promise<string | null>;
 }
@@ -139,7 +141,7 @@ export interface KindReadiness {
 export interface Readiness {
   claude: KindReadiness;
   cursor: KindReadiness;
-  codex: KindReadiness & { steer: "unsupported" | "not_built" };
+  codex: KindReadiness & { steer: "unsupported" | "not_enabled" | "enabled" };
 }
 
 /** The delivery core of one server process. */
@@ -291,7 +293,7 @@ export class ParentDeliveryManager {
       codex: {
         status: codexBin ? "ready" : "unavailable",
         detail: codexBin ? null : "no codex binary found for the official app-server (CODEX_BIN, standard path, PATH)",
-        steer: Deno.build.os === "linux" ? "unsupported" : "not_built",
+        steer: Deno.build.os === "linux" ? "unsupported" : await this.#deps.codexSteer?.() ?? "not_enabled",
         deliveries: await counts("codex"),
       },
     };

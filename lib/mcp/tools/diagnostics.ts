@@ -46,8 +46,8 @@ export const diagnostics = defineTool({
       claude: KindSchema.describe("Claude Code parents: aiterm's PreToolUse/PostToolUse/SessionEnd hooks"),
       cursor: KindSchema.describe("Cursor parents: aiterm's afterMCPExecution/postToolUse hooks"),
       codex: KindSchema.extend({
-        steer: z.enum(["unsupported", "not_built"]).describe(
-          "Codex same-turn steer hooks (unsupported on Linux; not built in this version elsewhere)",
+        steer: z.enum(["unsupported", "not_enabled", "enabled"]).describe(
+          "Codex same-turn steer hooks (aiterm-mcp setup --codex-steer; unsupported on Linux)",
         ),
       }).strict().describe("Codex parents: the official queue through the app-server"),
     }).strict().nullable().describe("Per parent client kind; parents without automatic delivery use wait_process"),

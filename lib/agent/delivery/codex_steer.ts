@@ -1,0 +1,493 @@
+/**
+ * Codex steer: synchronous Codex hooks that hand an aiterm answer, already waiting in the parent
+ * thread's official queue, to the turn that is running now instead of the next one.
+ *
+ * - `PostToolUse` (after any tool call) returns the answers as `additionalContext`, which Codex adds
+ *   to the model's context before it continues the same turn.
+ * - `Stop` (the turn is about to end) returns them as `decision: "block"` with the answers as
+ *   `reason`, which Codex turns into a continuation prompt of the same turn.
+ *
+ * The queue stays the only way in: the manager queues every answer (codex_queue.ts), and a hook only
+ * takes an entry out again. A hook acts only while `setup --codex-steer enable` is the selection for
+ * its Codex home (so `disable` stops running Codex processes at once). Rules, in the order they apply:
+ * - Only entries whose clientUserMessageId is an aiterm delivery of this Codex home and thread, and
+ *   whose text hashes to that delivery's body, are touched; every page of the queue is read first.
+ *   Nothing else in the queue is ever changed.
+ * - Concurrent hooks decide who takes an entry by creating its ownership record with an exclusive
+ *   hard link in a private directory (`~/.config/aiterm-mcp/codex-parent-hooks/`).
+ * - The owner records its process (pid + start identity) before `thread/queue/delete`, and outputs a
+ *   body only when Codex answered `deleted: true`.
+ * - A lost answer to the delete, a failed output, or an owner that died after deleting leaves the
+ *   delivery `unknown` with CODEX_HOOK_DELIVERY_UNCONFIRMED; the body stays in the store and is never
+ *   sent again.
+ * - Deliveries the queue handed over normally leave a `left_queue` record, so later hooks do not
+ *   start an app-server for them again; records of deliveries the store no longer has are removed.
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { AppError } from "../../errors.ts";
+import { createExclusiveJson, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
+import { AppServer, type AppServerFailure, recordOf } from "./codex_app_server.ts";
+import { envelope } from "./manager.ts";
+import type { WriteFn } from "./receivers.ts";
+import { alive, type DeliveryRecord, DeliveryStore, me, type ProcessRef, STORE_PREFIXES } from "./store.ts";
+
+/** The two hook events aiterm installs into Codex. */
+export type CodexHookEvent = "post_tool_use" | "stop";
+
+/** `aiterm-mcp hook <name>` of each event (a fixed contract with setup/codex_steer.ts). */
+export const CODEX_STEER_HOOK_NAMES: Record<CodexHookEvent, string> = {
+  post_tool_use: "codex-post-tool-use",
+  stop: "codex-stop",
+};
+
+/** Error code left on a delivery whose hook hand-over cannot be confirmed. */
+export const HOOK_UNCONFIRMED = "CODEX_HOOK_DELIVERY_UNCONFIRMED";
+
+/** What `aiterm-mcp setup --codex-steer` last chose for one Codex home (read by the hooks). */
+export interface CodexSteerSelection {
+  schema: "aiterm.codex-steer-selection.v1";
+  codex_home: string;
+  state: "enabled" | "disabled";
+  /** The hooks.json that holds aiterm's two hooks. */
+  hooks_json: string;
+  /** aiterm's hooks as Codex lists them, with the hash that was approved. */
+  hooks: { name: string; key: string; hash: string }[];
+  /** Codex processes that ran before enabling (they loaded their hooks earlier). */
+  pre_existing: ProcessRef[];
+  updated_at_ms: number;
+}
+
+/** One entry's ownership: who took it out of the queue, and how far that got. */
+export interface HookOwnership {
+  schema: "aiterm.codex-hook-ownership.v1";
+  codex_home: string;
+  thread_id: string;
+  delivery_id: string;
+  queued_submission_id: string | null;
+  body_sha256: string;
+  /** claimed → deleting → deleted → emitted; or left_queue (handed over normally), or unknown. */
+  state: "claimed" | "deleting" | "deleted" | "emitted" | "left_queue" | "unknown";
+  hook: CodexHookEvent | null;
+  turn_id: string | null;
+  tool_use_id: string | null;
+  owner: ProcessRef | null;
+  at_ms: number;
+}
+
+/** What a hook needs. */
+export interface CodexSteerDeps {
+  /** The delivery store of the state root (local children; the remote store is derived). */
+  store: DeliveryStore;
+  /** `~/.config/aiterm-mcp/codex-parent-hooks` (see {@link codexHookStateDir}). */
+  hookStateDir: string;
+  /** The CODEX_HOME of the Codex that runs the hook. */
+  codexHome: string;
+  /** The Codex executable for the app-server; null when none is found. */
+  codexBin: string | null;
+  /** Environment of the app-server. */
+  env: Record<string, string>;
+  /** Where the hook's answer to Codex goes (stdout). */
+  write: WriteFn;
+  /** Bound on the app-server exchange (default 20 s). */
+  timeoutMs?: number;
+  /** Act only when steer is enabled for `codexHome` (default true). */
+  requireSelection?: boolean;
+}
+
+const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const CLIENT_INFO = { name: "aiterm-codex-steer", title: "aiterm codex steer", version: "1" };
+const MAX_QUEUE_PAGES = 1000;
+const DEFAULT_TIMEOUT_MS = 20_000;
+
+/** sha256 hex. */
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** The user's home directory from the environment. */
+function userHome(env: Record<string, string | undefined>): string {
+  return env.HOME || env.USERPROFILE || "";
+}
+
+/** The Codex home a Codex started with `env` uses: `$CODEX_HOME`, else `~/.codex`. */
+export function codexHomeOf(env: Record<string, string | undefined>): string {
+  return env.CODEX_HOME || join(userHome(env), ".codex");
+}
+
+/** Where selection and ownership records live: `~/.config/aiterm-mcp/codex-parent-hooks`. */
+export function codexHookStateDir(env: Record<string, string | undefined>): string {
+  return join(userHome(env), ".config", "aiterm-mcp", "codex-parent-hooks");
+}
+
+/** A Codex home compared by its real path (a symlinked or relative spelling is the same home). */
+export function sameHome(a: string, b: string): boolean {
+  return normalHome(a) === normalHome(b);
+}
+
+function normalHome(p: string): string {
+  let out = p;
+  try {
+    out = Deno.realPathSync(p);
+  } catch {
+    // not there (yet): compare as written
+  }
+  return out.replace(/[\\/]+$/, "");
+}
+
+/** The selection record of one Codex home. */
+export function selectionPath(hookStateDir: string, codexHome: string): string {
+  return join(hookStateDir, `selection-${sha256(normalHome(codexHome)).slice(0, 16)}.json`);
+}
+
+/** Reads the selection of a Codex home (null when none, or unreadable). */
+export async function readSelection(hookStateDir: string, codexHome: string): Promise<CodexSteerSelection | null> {
+  const rec = await readJsonFile<CodexSteerSelection>(selectionPath(hookStateDir, codexHome)).catch(() => null);
+  return rec?.schema === "aiterm.codex-steer-selection.v1" ? rec : null;
+}
+
+/** Saves the selection of a Codex home (private directory, atomic). */
+export async function writeSelection(hookStateDir: string, sel: CodexSteerSelection): Promise<void> {
+  ensurePrivateDir(hookStateDir);
+  await writeJsonAtomic(selectionPath(hookStateDir, sel.codex_home), sel);
+}
+
+/** The private directory of one Codex home and thread. */
+export function threadDir(hookStateDir: string, codexHome: string, threadId: string): string {
+  return join(hookStateDir, "threads", sha256(`${normalHome(codexHome)}\0${threadId}`).slice(0, 32));
+}
+
+function ownershipPath(dir: string, deliveryId: string, bodySha: string): string {
+  return join(dir, `${deliveryId}-${bodySha.slice(0, 16)}.json`);
+}
+
+/** An aiterm delivery whose answer may be in this thread's queue. */
+interface Candidate {
+  store: DeliveryStore;
+  record: DeliveryRecord;
+  text: string;
+  sha: string;
+  path: string;
+}
+
+interface HookInput {
+  event: CodexHookEvent;
+  threadId: string;
+  turnId: string | null;
+  toolUseId: string | null;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+function parseInput(event: CodexHookEvent, stdin: string): HookInput | null {
+  let v: Record<string, unknown> | null;
+  try {
+    v = recordOf(JSON.parse(stdin));
+  } catch {
+    return null;
+  }
+  const threadId = str(v?.session_id);
+  // A native sub-agent is never a delivery parent: its hooks carry agent_id.
+  if (!v || !threadId || !THREAD_ID.test(threadId) || str(v.agent_id)) return null;
+  return { event, threadId, turnId: str(v.turn_id), toolUseId: str(v.tool_use_id) };
+}
+
+/**
+ * Runs one Codex steer hook: reads the hook's JSON input, takes this thread's aiterm answers out of
+ * the queue and writes them in the form Codex reads for `event`. Returns the exit code: 0 (also
+ * when there was nothing to take, or the app-server could not be reached: the answers stay queued),
+ * 1 when the output failed (those deliveries are `unknown`).
+ */
+export async function codexSteerHook(event: CodexHookEvent, stdin: string, deps: CodexSteerDeps): Promise<number> {
+  const input = parseInput(event, stdin);
+  if (!input) return 0;
+  if (deps.requireSelection !== false) {
+    const sel = await readSelection(deps.hookStateDir, deps.codexHome);
+    if (sel?.state !== "enabled") return 0;
+  }
+  const dir = threadDir(deps.hookStateDir, deps.codexHome, input.threadId);
+  const candidates = await candidatesFor(deps, input.threadId, dir);
+  const owned = await ownershipsIn(dir);
+  const open = [...candidates.values()].some((c) => !owned.has(c.path));
+  const stale = [...owned.values()].some((o) => needsResolving(o.rec));
+  if (!open && !stale) {
+    await pruneRecords(owned, deps.store);
+    return 0;
+  }
+  if (!deps.codexBin) {
+    await note(deps, "no codex binary found; the answers stay in the queue");
+    return 0;
+  }
+  let taken: Candidate[];
+  try {
+    taken = await takeFromQueue(deps, input, dir, candidates);
+  } catch (err) {
+    await note(deps, (err as Error).message);
+    return 0;
+  }
+  if (taken.length === 0) return 0;
+  const text = taken.map((c) => c.text).join("\n\n");
+  const out = event === "post_tool_use"
+    ? { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: text } }
+    : { decision: "block", reason: text };
+  try {
+    await deps.write("stdout", JSON.stringify(out) + "\n");
+  } catch {
+    for (const c of taken) await markUnknown(c.store, c.path, c.record.delivery_id, event);
+    return 1;
+  }
+  for (const c of taken) {
+    // The delivery first, so a record marked emitted never belongs to a delivery that still looks queued.
+    await c.store.update("codex", c.record.delivery_id, (r) => ({
+      ...r,
+      state: "submitted",
+      sender: null,
+      error_code: null,
+      received_by: `codex_${event}`,
+    }));
+    await setOwnership(c.path, (o) => ({ ...o, state: "emitted", owner: null }));
+  }
+  return 0;
+}
+
+async function note(deps: CodexSteerDeps, text: string): Promise<void> {
+  await deps.write("stderr", `aiterm codex steer: ${text}\n`).catch(() => {});
+}
+
+/** aiterm deliveries of this home and thread whose answer was queued (or may have been). */
+async function candidatesFor(deps: CodexSteerDeps, threadId: string, dir: string): Promise<Map<string, Candidate>> {
+  const out = new Map<string, Candidate>();
+  for (const prefix of STORE_PREFIXES) {
+    const store = prefix === deps.store.prefix ? deps.store : new DeliveryStore(deps.store.root, prefix);
+    for (const rec of await store.list("codex")) {
+      const queued = (rec.state === "submitted" && rec.received_by === "codex_queue") ||
+        (rec.state === "unknown" && rec.error_code === "CODEX_QUEUE_UNCONFIRMED");
+      const d = rec.destination;
+      if (!queued || d.thread_id !== threadId || !d.codex_home || !sameHome(d.codex_home, deps.codexHome)) continue;
+      const body = await store.readBody("codex", rec.delivery_id);
+      if (body === null) continue;
+      const text = envelope(rec, body);
+      const sha = sha256(text);
+      out.set(rec.delivery_id, { store, record: rec, text, sha, path: ownershipPath(dir, rec.delivery_id, sha) });
+    }
+  }
+  return out;
+}
+
+interface Owned {
+  path: string;
+  rec: HookOwnership;
+}
+
+async function ownershipsIn(dir: string): Promise<Map<string, Owned>> {
+  const out = new Map<string, Owned>();
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !/^[0-9a-f-]{36}-[0-9a-f]{16}\.json$/.test(e.name)) continue;
+      const path = join(dir, e.name);
+      const rec = await readJsonFile<HookOwnership>(path).catch(() => null);
+      if (rec?.schema === "aiterm.codex-hook-ownership.v1") out.set(path, { path, rec });
+    }
+  } catch {
+    // no directory yet
+  }
+  return out;
+}
+
+/** An entry whose owner died before finishing. */
+function needsResolving(o: HookOwnership): boolean {
+  return (o.state === "claimed" || o.state === "deleting" || o.state === "deleted") && !alive(o.owner);
+}
+
+/** Removes finished records whose delivery no longer waits in any queue (the store moved on or dropped it). */
+async function pruneRecords(owned: Map<string, Owned>, store: DeliveryStore): Promise<void> {
+  for (const { path, rec } of owned.values()) {
+    if (rec.state !== "emitted" && rec.state !== "left_queue") continue;
+    let found = false;
+    for (const prefix of STORE_PREFIXES) {
+      if (await new DeliveryStore(store.root, prefix).read("codex", rec.delivery_id)) found = true;
+    }
+    if (!found || rec.state === "emitted") await Deno.remove(path).catch(() => {});
+  }
+}
+
+async function setOwnership(path: string, change: (o: HookOwnership) => HookOwnership): Promise<void> {
+  const cur = await readJsonFile<HookOwnership>(path).catch(() => null);
+  if (cur) await writeJsonAtomic(path, { ...change(cur), at_ms: Date.now() });
+}
+
+/** The hand-over of one delivery cannot be confirmed: its record and the delivery become unknown. */
+async function markUnknown(store: DeliveryStore, path: string, deliveryId: string, hook: CodexHookEvent | null) {
+  await setOwnership(path, (o) => ({ ...o, state: "unknown", owner: null }));
+  for (const prefix of STORE_PREFIXES) {
+    const s = prefix === store.prefix ? store : new DeliveryStore(store.root, prefix);
+    await s.update("codex", deliveryId, (r) => ({
+      ...r,
+      state: "unknown",
+      sender: null,
+      error_code: HOOK_UNCONFIRMED,
+      received_by: hook ? `codex_${hook}` : r.received_by,
+    }));
+  }
+}
+
+function hookError(f: AppServerFailure): AppError {
+  const note = f.stderrTail ? `; stderr: ${f.stderrTail}` : "";
+  if (f.kind === "interrupted") {
+    return new AppError(
+      "CODEX_HOOK_DELIVERY_UNCONFIRMED",
+      `Cannot confirm a queue entry was removed for the Codex hook: "${f.command}" ${f.what}${note}`,
+      { data: { ...f.data, stderr_tail: f.stderrTail } },
+    );
+  }
+  return new AppError(
+    "CODEX_APP_SERVER_UNAVAILABLE",
+    `Cannot read the Codex queue for the hook: "${f.command}" ${f.what}${note}`,
+    { data: { ...f.data, stderr_tail: f.stderrTail } },
+  );
+}
+
+/** One text of a queue entry (its text inputs joined), or null when it holds anything else. */
+function entryText(entry: Record<string, unknown>): string | null {
+  if (!Array.isArray(entry.input) || entry.input.length === 0) return null;
+  let text = "";
+  for (const item of entry.input) {
+    const i = recordOf(item);
+    if (i?.type !== "text" || typeof i.text !== "string") return null;
+    text += i.text;
+  }
+  return text;
+}
+
+async function listQueue(conn: AppServer, threadId: string): Promise<Record<string, unknown>[]> {
+  const all: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  const seen = new Set<string>();
+  for (let page = 0; page < MAX_QUEUE_PAGES; page++) {
+    const params: Record<string, unknown> = { threadId };
+    if (cursor !== null) params.cursor = cursor;
+    const list = await conn.call("thread/queue/list", params);
+    if (!list.ok) throw conn.unavailable(`thread/queue/list failed: ${list.message}`, { rpc_code: list.code });
+    const res = recordOf(list.result);
+    if (!res || !Array.isArray(res.data)) throw conn.unavailable("thread/queue/list answered without a data array");
+    for (const item of res.data) {
+      const e = recordOf(item);
+      if (e) all.push(e);
+    }
+    const next = typeof res.nextCursor === "string" && res.nextCursor !== "" ? res.nextCursor : null;
+    if (next === null) return all;
+    if (seen.has(next)) throw conn.unavailable(`thread/queue/list repeated its cursor "${next}"`);
+    seen.add(next);
+    cursor = next;
+  }
+  throw conn.unavailable(`thread/queue/list did not end within ${MAX_QUEUE_PAGES} pages`);
+}
+
+/** Lists the whole queue, settles dead owners' records, then claims and deletes our entries. */
+async function takeFromQueue(
+  deps: CodexSteerDeps,
+  input: HookInput,
+  dir: string,
+  candidates: Map<string, Candidate>,
+): Promise<Candidate[]> {
+  const conn = AppServer.spawn(
+    { codexBin: deps.codexBin!, codexHome: deps.codexHome, env: deps.env },
+    { timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, cwd: deps.codexHome, error: hookError },
+  );
+  const taken: Candidate[] = [];
+  try {
+    await conn.initialize(CLIENT_INFO);
+    const queue = await listQueue(conn, input.threadId);
+    const inQueue = new Set(queue.map((e) => e.clientUserMessageId).filter((v): v is string => typeof v === "string"));
+    await settle(await ownershipsIn(dir), deps.store, inQueue);
+    ensurePrivateDir(deps.hookStateDir);
+    ensurePrivateDir(join(deps.hookStateDir, "threads"));
+    ensurePrivateDir(dir);
+    for (const entry of queue) {
+      const c = typeof entry.clientUserMessageId === "string" ? candidates.get(entry.clientUserMessageId) : undefined;
+      const entryId = str(entry.id);
+      const text = entryText(entry);
+      // Ours only when the id is an aiterm delivery of this thread AND the text is that delivery's body.
+      if (!c || !entryId || text === null || sha256(text) !== c.sha) continue;
+      const base: HookOwnership = {
+        schema: "aiterm.codex-hook-ownership.v1",
+        codex_home: deps.codexHome,
+        thread_id: input.threadId,
+        delivery_id: c.record.delivery_id,
+        queued_submission_id: entryId,
+        body_sha256: c.sha,
+        state: "claimed",
+        hook: input.event,
+        turn_id: input.turnId,
+        tool_use_id: input.toolUseId,
+        owner: me(),
+        at_ms: Date.now(),
+      };
+      if (!(await createExclusiveJson(c.path, base))) continue;
+      await writeJsonAtomic(c.path, { ...base, state: "deleting", at_ms: Date.now() });
+      conn.markSent();
+      let reply;
+      try {
+        reply = await conn.call("thread/queue/delete", { threadId: input.threadId, queuedSubmissionId: entryId });
+      } catch {
+        // The delete may have happened and nothing will output it: unknown, never resent.
+        await markUnknown(c.store, c.path, c.record.delivery_id, input.event);
+        break;
+      }
+      const deleted = reply.ok && recordOf(reply.result)?.deleted === true;
+      if (!reply.ok) {
+        // Codex refused: the entry is still queued and will run normally; let a later hook try again.
+        await Deno.remove(c.path).catch(() => {});
+        continue;
+      }
+      if (!deleted) {
+        await writeJsonAtomic(c.path, { ...base, state: "left_queue", owner: null, at_ms: Date.now() });
+        continue;
+      }
+      await writeJsonAtomic(c.path, { ...base, state: "deleted", at_ms: Date.now() });
+      taken.push(c);
+    }
+    // Our deliveries the queue no longer holds went out normally (or were never added): remember that.
+    for (const c of candidates.values()) {
+      if (inQueue.has(c.record.delivery_id) || taken.includes(c)) continue;
+      await createExclusiveJson(
+        c.path,
+        {
+          schema: "aiterm.codex-hook-ownership.v1",
+          codex_home: deps.codexHome,
+          thread_id: input.threadId,
+          delivery_id: c.record.delivery_id,
+          queued_submission_id: c.record.queued_submission_id,
+          body_sha256: c.sha,
+          state: "left_queue",
+          hook: null,
+          turn_id: null,
+          tool_use_id: null,
+          owner: null,
+          at_ms: Date.now(),
+        } satisfies HookOwnership,
+      );
+    }
+  } finally {
+    await conn.close();
+  }
+  return taken;
+}
+
+/**
+ * Settles records whose owner died: a claim that never sent its delete is released; a delete whose
+ * entry is still queued is released; a delete whose entry is gone, or a body deleted but not output,
+ * is unknown (the delivery too). Each record is re-read just before it is changed.
+ */
+async function settle(owned: Map<string, Owned>, store: DeliveryStore, inQueue: Set<string>): Promise<void> {
+  for (const { path, rec } of owned.values()) {
+    if (!needsResolving(rec)) continue;
+    const again = await readJsonFile<HookOwnership>(path).catch(() => null);
+    if (!again || again.state !== rec.state || JSON.stringify(again.owner) !== JSON.stringify(rec.owner)) continue;
+    const release = rec.state === "claimed" || (rec.state === "deleting" && inQueue.has(rec.delivery_id));
+    if (release) await Deno.remove(path).catch(() => {});
+    else await markUnknown(store, path, rec.delivery_id, rec.hook);
+  }
+}
