@@ -22,13 +22,13 @@ const HELP: Record<string, string> = {
   Environment: AITERM_STATE_DIR (state root; default $XDG_STATE_HOME/aiterm-mcp or ~/.local/state/aiterm-mcp),
   AITERM_LOG=debug|info|warn|error (stderr log level), AITERM_TMUX_BIN (tmux binary).`,
   wait: `aiterm-mcp wait --session S --cursor N [--timeout 600]
-  Block until an agent turn ends and print a JSON outcome (exit 0 done, 3 timeout, 4 closed, 7 error; 2 bad arguments).
+  Block until an agent turn ends and print a JSON outcome (exit 0 done, 3 timeout, 4 closed, 5 blocked: stuck on a dialog or stopped, 7 error; 2 bad arguments).
   The same program ships as aiterm-wait.`,
   setup: SETUP_HELP,
   errors: ERRORS_HELP,
   "remote-wait": `aiterm-mcp remote-wait -- ssh … <remote aiterm-mcp wait …>
   Runs a remote agent's waiter and starts it again when ssh itself fails (exit 255); the remote waiter's
-  exit code (0 done, 3 timeout, 4 closed, 7 error) is passed through. Used by remote wait_process receipts.`,
+  exit code (0 done, 3 timeout, 4 closed, 5 blocked, 7 error) is passed through. Used by remote wait_process receipts.`,
   hook: `aiterm-mcp hook <${HOOK_NAMES.join("|")}>
   Entry point of the hooks \`aiterm-mcp setup\` installs into Claude Code and Cursor (reads the hook's JSON on stdin).
   claude-post-tool-use waits for the child's answer and hands it to Claude (stderr, exit 2: Claude's wake signal).`,

@@ -1,6 +1,7 @@
 /**
  * The `aiterm-wait` program (also `aiterm-mcp wait`): blocks until one agent turn ends, prints one
- * JSON line and exits 0 done, 3 timeout, 4 closed, 7 error; 2 on bad arguments.
+ * JSON line and exits 0 done, 3 timeout, 4 closed, 5 blocked (stuck; the turn is still open), 7 error;
+ * 2 on bad arguments.
  */
 import { parseArgs } from "node:util";
 import { buildDeps } from "./app.ts";
@@ -31,7 +32,9 @@ export async function runWait(args: string[], env: Record<string, string>): Prom
   }
   if (values.help) {
     Deno.stdout.writeSync(
-      new TextEncoder().encode(`${WAIT_USAGE}\nExit: 0 done, 3 timeout, 4 closed, 7 error (no result).\n`),
+      new TextEncoder().encode(
+        `${WAIT_USAGE}\nExit: 0 done, 3 timeout, 4 closed, 5 blocked (stuck on a dialog or stopped: see reason; wait again after resolving it), 7 error (no result).\n`,
+      ),
     );
     return 0;
   }
@@ -51,6 +54,7 @@ export async function runWait(args: string[], env: Record<string, string>): Prom
     timeoutMs: timeout * 1000,
     env,
     generation: values.generation ?? null,
+    reportBlocked: true,
   });
   Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(outcome) + "\n"));
   return outcome.exit_code;

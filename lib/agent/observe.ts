@@ -4,7 +4,7 @@
  * exited CLI. Null for sessions without an agent.
  */
 import { getHarness } from "../../harnesses/mod.ts";
-import type { Terminal } from "../terminal/mod.ts";
+import { observeSession, type Terminal } from "../terminal/mod.ts";
 import { readAgentRecord } from "./record.ts";
 
 /** The agent-level state of a session. */
@@ -29,4 +29,16 @@ export async function observeAgent(terminal: Terminal, id: string): Promise<Agen
   if (s.kind === "blocked") return { harness: rec.harness, state: "blocked", reason: s.reason };
   if (s.kind === "exited") return { harness: rec.harness, state: "exited", reason: "harness_exited" };
   return { harness: rec.harness, state: s.kind, reason: null };
+}
+
+/**
+ * Why an agent session is stuck right now, or null: a stopped harness (from the process table) or
+ * a blocking dialog the harness shows (approval, onboarding, login, usage limit, …).
+ */
+export async function stuckReason(terminal: Terminal, id: string): Promise<string | null> {
+  const base = await observeSession(terminal, id, null).catch(() => null);
+  if (base?.state === "ended") return null;
+  if (base?.state === "blocked") return base.reason;
+  const agent = await observeAgent(terminal, id);
+  return agent?.state === "blocked" ? agent.reason ?? "blocked" : null;
 }

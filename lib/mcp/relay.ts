@@ -191,6 +191,11 @@ export function remoteChildAccess(deps: Pick<ToolDeps, "terminal" | "env" | "ver
         parsed = {};
       }
       const outcome = parsed.outcome;
+      if (outcome === "blocked") {
+        // Stuck, not finished: keep waiting (the parent can look with pty_observe); do not spin on ssh.
+        await new Promise((r) => setTimeout(r, 5000));
+        return { outcome: "timeout", turn_id: parsed.turn_id ?? null, error: null };
+      }
       if (outcome === "done" || outcome === "closed" || outcome === "error" || outcome === "timeout") {
         return { outcome, turn_id: parsed.turn_id ?? null, error: parsed.error ?? null };
       }

@@ -170,6 +170,9 @@ for (const f of FIXTURES) {
             "blocked",
           );
           assertEquals([o.agent.state, o.reason], ["blocked", "approval_required"]);
+          // A parent's waiter learns it too, without waiting for its timeout: exit 5 with the reason.
+          const stuck = await runWaiter(env, sp.wait_process!, 60);
+          assertEquals([stuck.code, stuck.json.outcome, stuck.json.reason], [5, "blocked", "approval_required"]);
           const dialog = await c.ok<{ choices: { id: string }[]; digest: string }>("agent_approval", {
             action: "inspect",
             session_id: sid,

@@ -153,12 +153,15 @@ export class ParentDeliveryManager {
   constructor(deps: DeliveryDeps) {
     this.#deps = deps;
     this.#access = deps.access ?? {
-      wait: (child, timeoutMs) =>
-        waitForTurn(deps.terminal, child.session_id, child.cursor, {
+      wait: async (child, timeoutMs) => {
+        const o = await waitForTurn(deps.terminal, child.session_id, child.cursor, {
           timeoutMs,
           env: deps.env,
           generation: child.generation,
-        }),
+        });
+        // A stuck child is not finished: the observer keeps waiting (reportBlocked is off here anyway).
+        return { outcome: o.outcome === "blocked" ? "timeout" : o.outcome, turn_id: o.turn_id, error: o.error };
+      },
       answer: async (child) => {
         const a = await readAnswer(deps, child.session_id, child.cursor);
         return { text: a.text, turn_id: a.turn_id };

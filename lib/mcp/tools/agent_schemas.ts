@@ -14,7 +14,7 @@ export const WaitProcessSchema = z.object({
     "PowerShell 7 Start-Process -ArgumentList as one string (Windows only)",
   ),
 }).strict().nullable().describe(
-  "Start this to be told when the turn ends: exit 0 done, 3 timeout (600 s), 4 closed, 7 error (no result)",
+  "Start this to be told when the turn ends: exit 0 done, 3 timeout (600 s), 4 closed, 5 blocked (stuck on a dialog or stopped; see pty_observe/agent_approval, then start it again), 7 error (no result)",
 );
 
 /** `parent_delivery` in agent_launch and pty_send receipts. */
