@@ -44,18 +44,21 @@ async function prepare(target: RemoteTarget, deps: Pick<ToolDeps, "terminal" | "
   return await prepareRemote({ target, controlDir: controlDirFor(deps.terminal.layout.root), env: deps.env });
 }
 
-/**
- * Calls `tool` with `args` on the remote aiterm-mcp; returns its structured result and version.
- * @throws {AppError} the remote's own code (with the host), REMOTE_CONNECT_FAILED, REMOTE_PROTOCOL_FAILED
- */
-export async function callRemoteTool(
-  tool: string,
+/** One kept MCP session with a remote aiterm-mcp over ssh's stdio. */
+interface RemoteSession {
+  client: InstanceType<typeof Client>;
+  version: string | undefined;
+  closed: boolean;
+}
+
+/** Sessions by destination, kept for the life of this process (a new remote server per call costs ~1 s). */
+const sessions = new Map<string, Promise<RemoteSession>>();
+
+async function openSession(
   target: RemoteTarget,
-  args: Record<string, unknown>,
-  deps: Pick<ToolDeps, "terminal" | "env" | "version">,
-  ctx: Partial<Pick<CallContext, "progress" | "signal">> = {},
-): Promise<{ sc: Record<string, unknown>; version: string | undefined; prepared: PreparedRemote }> {
-  const prepared = await prepare(target, deps);
+  prepared: PreparedRemote,
+  deps: Pick<ToolDeps, "version">,
+): Promise<RemoteSession> {
   const transport = new StdioClientTransport({
     command: "ssh",
     args: [...prepared.sshArgs, remoteCommand(prepared.shell, "serve")],
@@ -68,42 +71,77 @@ export async function callRemoteTool(
   });
   const client = new Client({ name: "aiterm-relay", version: deps.version });
   try {
-    try {
-      await client.connect(transport, { timeout: 60_000 });
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-      throw relayStartFailure(target.host, stderr, secretOf(prepared.childEnv));
-    }
-    const version = client.getServerVersion()?.version;
-    let result;
-    try {
-      result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: RELAY_TIMEOUT_MS,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        ...(ctx.progress ? { onprogress: (p) => void ctx.progress?.(p.progress, p.total, p.message) } : {}),
-      });
-    } catch (err) {
-      throw new AppError(
-        "REMOTE_PROTOCOL_FAILED",
-        `Cannot complete ${tool} on ${target.host}: ${(err as Error).message}`,
-        { data: { host: target.host }, cause: err },
-      );
-    }
-    const sc = (result.structuredContent ?? null) as Record<string, unknown> | null;
-    if (result.isError) {
-      const code = typeof sc?.code === "string" ? sc.code : "";
-      const message = typeof sc?.message === "string" ? sc.message : "the remote call failed";
-      const suggestion = typeof sc?.suggestion === "string" ? sc.suggestion : undefined;
-      if ((ERROR_CODES as readonly string[]).includes(code)) {
-        throw new AppError(code as ErrorCode, `${message} (on ${target.host})`, suggestion ? { suggestion } : {});
-      }
-      throw new AppError("REMOTE_PROTOCOL_FAILED", `${target.host} answered ${code || "an error"}: ${message}`);
-    }
-    if (!sc) throw new AppError("REMOTE_PROTOCOL_FAILED", `${target.host} returned no structured result`);
-    return { sc, version, prepared };
-  } finally {
+    await client.connect(transport, { timeout: 60_000 });
+  } catch {
     await client.close().catch(() => {});
+    await new Promise((r) => setTimeout(r, 50));
+    throw relayStartFailure(target.host, stderr, secretOf(prepared.childEnv));
   }
+  const session: RemoteSession = { client, version: client.getServerVersion()?.version, closed: false };
+  const key = targetKey(storableTarget(target));
+  client.onclose = () => {
+    session.closed = true;
+    sessions.delete(key);
+  };
+  return session;
+}
+
+/** The kept session for a destination, opened when there is none (or the last one closed). */
+async function sessionFor(
+  target: RemoteTarget,
+  prepared: PreparedRemote,
+  deps: Pick<ToolDeps, "version">,
+): Promise<RemoteSession> {
+  const key = targetKey(storableTarget(target));
+  const kept = await sessions.get(key)?.catch(() => null);
+  if (kept && !kept.closed) return kept;
+  const opening = openSession(target, prepared, deps);
+  sessions.set(key, opening);
+  opening.catch(() => sessions.delete(key));
+  return await opening;
+}
+
+/**
+ * Calls `tool` with `args` on the remote aiterm-mcp; returns its structured result and version.
+ * Calls to one destination share one remote server for the life of this process; a call whose
+ * connection breaks midway is an error, never retried (the remote may have acted on it).
+ * @throws {AppError} the remote's own code (with the host), REMOTE_CONNECT_FAILED, REMOTE_PROTOCOL_FAILED
+ */
+export async function callRemoteTool(
+  tool: string,
+  target: RemoteTarget,
+  args: Record<string, unknown>,
+  deps: Pick<ToolDeps, "terminal" | "env" | "version">,
+  ctx: Partial<Pick<CallContext, "progress" | "signal">> = {},
+): Promise<{ sc: Record<string, unknown>; version: string | undefined; prepared: PreparedRemote }> {
+  const prepared = await prepare(target, deps);
+  const session = await sessionFor(target, prepared, deps);
+  let result;
+  try {
+    result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: RELAY_TIMEOUT_MS,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.progress ? { onprogress: (p) => void ctx.progress?.(p.progress, p.total, p.message) } : {}),
+    });
+  } catch (err) {
+    throw new AppError(
+      "REMOTE_PROTOCOL_FAILED",
+      `Cannot complete ${tool} on ${target.host}: ${(err as Error).message}`,
+      { data: { host: target.host }, cause: err },
+    );
+  }
+  const sc = (result.structuredContent ?? null) as Record<string, unknown> | null;
+  if (result.isError) {
+    const code = typeof sc?.code === "string" ? sc.code : "";
+    const message = typeof sc?.message === "string" ? sc.message : "the remote call failed";
+    const suggestion = typeof sc?.suggestion === "string" ? sc.suggestion : undefined;
+    if ((ERROR_CODES as readonly string[]).includes(code)) {
+      throw new AppError(code as ErrorCode, `${message} (on ${target.host})`, suggestion ? { suggestion } : {});
+    }
+    throw new AppError("REMOTE_PROTOCOL_FAILED", `${target.host} answered ${code || "an error"}: ${message}`);
+  }
+  if (!sc) throw new AppError("REMOTE_PROTOCOL_FAILED", `${target.host} returned no structured result`);
+  return { sc, version: session.version, prepared };
 }
 
 /**
