@@ -13,6 +13,7 @@ export {
   foregroundProcess,
   processAlive,
   processArgvBytes,
+  processEnvVar,
   processStartIdentity,
   processTree,
   readProcStat,

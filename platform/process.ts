@@ -213,3 +213,20 @@ export function processArgvBytes(pid: number): Uint8Array | null {
     return null;
   }
 }
+
+/**
+ * One variable of another process's environment as it was when that process started (Linux
+ * `/proc/<pid>/environ`, readable only for our own user's processes); null elsewhere or when absent.
+ */
+export function processEnvVar(pid: number, name: string): string | null {
+  if (Deno.build.os !== "linux") return null;
+  try {
+    const raw = Deno.readFileSync(`/proc/${pid}/environ`);
+    for (const entry of new TextDecoder().decode(raw).split("\0")) {
+      if (entry.startsWith(`${name}=`)) return entry.slice(name.length + 1);
+    }
+  } catch {
+    // gone, or not ours
+  }
+  return null;
+}

@@ -359,9 +359,27 @@ async function codexGet(bin: string, ctx: ClientContext): Promise<Record<string,
   throw new SetupFailure("cli_failed", "codex mcp get aiterm --json did not print a JSON object");
 }
 
-function codexMatches(entry: Record<string, unknown> | null, server: ServerCommand): boolean {
+function codexMatches(
+  entry: Record<string, unknown> | null,
+  server: ServerCommand,
+  env: Record<string, string | undefined>,
+): boolean {
   const t = codexTransport(entry);
-  return t !== null && entry?.enabled !== false && sameCommand(t.command, t.args, server);
+  const home = env.CODEX_HOME;
+  // Codex starts MCP servers with a cleared environment: a non-default CODEX_HOME must be registered
+  // with the server, or parent delivery would look for the parent's thread in ~/.codex.
+  const homeOk = !home || new Map(stringEnv(t?.env)).get("CODEX_HOME") === home;
+  return t !== null && entry?.enabled !== false && sameCommand(t.command, t.args, server) && homeOk;
+}
+
+/** The server's env entries for Codex: the user's own, plus CODEX_HOME when it is set here. */
+function codexServerEnv(
+  existing: Record<string, unknown> | null,
+  env: Record<string, string | undefined>,
+): [string, string][] {
+  const entries = new Map(stringEnv(codexTransport(existing)?.env));
+  if (env.CODEX_HOME) entries.set("CODEX_HOME", env.CODEX_HOME);
+  return [...entries];
 }
 
 const codex: ClientIntegration = {
@@ -378,7 +396,7 @@ const codex: ClientIntegration = {
   async register(ctx, det) {
     const bin = det.bin!;
     const existing = await codexGet(bin, ctx);
-    if (codexMatches(existing, ctx.server)) {
+    if (codexMatches(existing, ctx.server, ctx.env)) {
       return {
         status: "already_registered",
         detail: "codex mcp get aiterm shows the same command",
@@ -386,7 +404,7 @@ const codex: ClientIntegration = {
       };
     }
     // Keep the user's environment entries for the server (values are passed, never printed).
-    const env = stringEnv(codexTransport(existing)?.env).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
+    const env = codexServerEnv(existing, ctx.env).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
     const args = ["mcp", "add", REGISTRATION_NAME, ...env, "--", ctx.server.command, ...ctx.server.args];
     const shown = displayCommand([[
       "codex",
@@ -407,7 +425,7 @@ const codex: ClientIntegration = {
     if (!entry) {
       throw new SetupFailure("config_readback_failed", "codex mcp get aiterm finds no server after adding it");
     }
-    if (!codexMatches(entry, ctx.server)) {
+    if (!codexMatches(entry, ctx.server, ctx.env)) {
       throw new SetupFailure("config_readback_failed", "codex mcp get aiterm shows a different or disabled server");
     }
     return { detail: "codex mcp get aiterm --json shows the aiterm command, enabled" };

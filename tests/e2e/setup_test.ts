@@ -320,6 +320,8 @@ Deno.test({
     const byName = Object.fromEntries(codexList.map((s: { name: string }) => [s.name, s]));
     assertEquals(byName.aiterm.transport.command, Deno.execPath());
     assertEquals(byName.aiterm.transport.args, ["run", "-A", MAIN]);
+    // Codex clears the environment of MCP servers: the CODEX_HOME setup ran with is registered with it.
+    assertEquals(byName.aiterm.transport.env?.CODEX_HOME, `${home}/.codex`);
     assert(byName.other, "codex lost the other server");
 
     // Cursor: the link is still a link; its target got the entry and kept comments and the remote server.

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { AppError } from "../../errors.ts";
 import { log } from "../../log.ts";
 import { ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
+import { processEnvVar } from "../../../platform/mod.ts";
 import type { AgentDeps } from "../launch.ts";
 import type { AgentRecord } from "../record.ts";
 import { readAnswer } from "../answer.ts";
@@ -182,7 +183,10 @@ export class ParentDeliveryManager {
     if (!parent || parent.kind === "other") return null;
     if (parent.kind === "codex") {
       if (!parent.threadId || !THREAD_ID.test(parent.threadId)) return null;
-      const home = this.#deps.env.CODEX_HOME || join(this.#deps.env.HOME ?? "", ".codex");
+      // Codex starts MCP servers with a cleared environment, so CODEX_HOME may be missing here: take the
+      // parent Codex process's own value when the OS shows it, else Codex's default.
+      const home = this.#deps.env.CODEX_HOME || processEnvVar(Deno.ppid, "CODEX_HOME") ||
+        join(this.#deps.env.HOME ?? "", ".codex");
       return {
         kind: "codex",
         destination: { thread_id: parent.threadId, codex_home: home },
