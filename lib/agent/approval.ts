@@ -186,7 +186,8 @@ export async function runApproval(input: ApprovalInput, deps: AgentDeps): Promis
     if (!choice.singleShot) return base("blocked", "choice_not_single_shot", seen);
     await deps.terminal.mux.sendKeys(id, [choice.key]);
     // Confirm: the dialog goes away (or another one, with another digest, takes its place).
-    const deadline = Date.now() + 5000;
+    // A loaded machine can take seconds to redraw; the answer is typed once either way.
+    const deadline = Date.now() + 10_000;
     let now = await look(deps, adapter, rec, id);
     while (now.digest === seen.digest && Date.now() < deadline) {
       await pause(100);
