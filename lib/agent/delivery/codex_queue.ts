@@ -13,7 +13,7 @@
  * caller must treat the delivery as unknown and never send it again.
  */
 import { AppError, type ErrorCode } from "../../errors.ts";
-import { AppServer, type AppServerFailure, recordOf, type RpcFailure } from "./codex_app_server.ts";
+import { AppServer, type AppServerFailure, listQueue, recordOf, type RpcFailure } from "./codex_app_server.ts";
 
 /** Where the answer goes: the parent's Codex binary, its CODEX_HOME and thread. */
 export interface CodexQueueTarget {
@@ -63,8 +63,6 @@ export class CodexDeliveryError extends AppError {
 }
 
 const CLIENT_INFO = { name: "aiterm-parent-delivery", title: "aiterm parent delivery", version: "1" };
-/** Upper bound on queue pages, so a server that repeats its cursor cannot loop us forever. */
-const MAX_QUEUE_PAGES = 1000;
 /** Error texts of thread/read and thread/queue/* that mean the thread does not exist in this home. */
 const THREAD_MISSING = /thread not loaded|no rollout found|invalid thread id|thread not found|unknown thread/i;
 
@@ -143,26 +141,9 @@ async function deliver(conn: AppServer, threadId: string, body: string, id: stri
 
 /** The id of the queue entry carrying `clientUserMessageId`, looking through every page. */
 async function findQueued(conn: AppServer, threadId: string, clientUserMessageId: string): Promise<string | null> {
-  let cursor: string | null = null;
-  const seen = new Set<string>();
-  for (let page = 0; page < MAX_QUEUE_PAGES; page++) {
-    const params: Record<string, unknown> = { threadId };
-    if (cursor !== null) params.cursor = cursor;
-    const list = await conn.call("thread/queue/list", params);
-    if (!list.ok) throw threadError(conn, threadId, "thread/queue/list", list);
-    const res = recordOf(list.result);
-    if (!res || !Array.isArray(res.data)) throw conn.unavailable("thread/queue/list answered without a data array");
-    for (const item of res.data) {
-      const sub = recordOf(item);
-      if (sub?.clientUserMessageId === clientUserMessageId && typeof sub.id === "string") return sub.id;
-    }
-    const next = typeof res.nextCursor === "string" && res.nextCursor !== "" ? res.nextCursor : null;
-    if (next === null) return null;
-    if (seen.has(next)) throw conn.unavailable(`thread/queue/list repeated its cursor "${next}"`);
-    seen.add(next);
-    cursor = next;
-  }
-  throw conn.unavailable(`thread/queue/list did not end within ${MAX_QUEUE_PAGES} pages`);
+  const entries = await listQueue(conn, threadId, (f) => threadError(conn, threadId, "thread/queue/list", f));
+  const hit = entries.find((e) => e.clientUserMessageId === clientUserMessageId && typeof e.id === "string");
+  return hit ? hit.id as string : null;
 }
 
 function threadError(conn: AppServer, threadId: string, method: string, reply: RpcFailure): Error {

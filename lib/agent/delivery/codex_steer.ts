@@ -27,7 +27,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { AppError } from "../../errors.ts";
 import { createExclusiveJson, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
-import { AppServer, type AppServerFailure, recordOf } from "./codex_app_server.ts";
+import { AppServer, type AppServerFailure, listQueue, recordOf } from "./codex_app_server.ts";
 import { envelope } from "./manager.ts";
 import type { WriteFn } from "./receivers.ts";
 import { alive, type DeliveryRecord, DeliveryStore, me, type ProcessRef, STORE_PREFIXES } from "./store.ts";
@@ -97,7 +97,6 @@ export interface CodexSteerDeps {
 
 const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const CLIENT_INFO = { name: "aiterm-codex-steer", title: "aiterm codex steer", version: "1" };
-const MAX_QUEUE_PAGES = 1000;
 const DEFAULT_TIMEOUT_MS = 20_000;
 
 /** sha256 hex. */
@@ -359,30 +358,6 @@ function entryText(entry: Record<string, unknown>): string | null {
     text += i.text;
   }
   return text;
-}
-
-async function listQueue(conn: AppServer, threadId: string): Promise<Record<string, unknown>[]> {
-  const all: Record<string, unknown>[] = [];
-  let cursor: string | null = null;
-  const seen = new Set<string>();
-  for (let page = 0; page < MAX_QUEUE_PAGES; page++) {
-    const params: Record<string, unknown> = { threadId };
-    if (cursor !== null) params.cursor = cursor;
-    const list = await conn.call("thread/queue/list", params);
-    if (!list.ok) throw conn.unavailable(`thread/queue/list failed: ${list.message}`, { rpc_code: list.code });
-    const res = recordOf(list.result);
-    if (!res || !Array.isArray(res.data)) throw conn.unavailable("thread/queue/list answered without a data array");
-    for (const item of res.data) {
-      const e = recordOf(item);
-      if (e) all.push(e);
-    }
-    const next = typeof res.nextCursor === "string" && res.nextCursor !== "" ? res.nextCursor : null;
-    if (next === null) return all;
-    if (seen.has(next)) throw conn.unavailable(`thread/queue/list repeated its cursor "${next}"`);
-    seen.add(next);
-    cursor = next;
-  }
-  throw conn.unavailable(`thread/queue/list did not end within ${MAX_QUEUE_PAGES} pages`);
 }
 
 /** Lists the whole queue, settles dead owners' records, then claims and deletes our entries. */
