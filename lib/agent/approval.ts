@@ -188,8 +188,17 @@ export async function runApproval(input: ApprovalInput, deps: AgentDeps): Promis
     // Confirm: the dialog goes away (or another one, with another digest, takes its place).
     // A loaded machine can take seconds to redraw; the answer is typed once either way.
     const deadline = Date.now() + 10_000;
+    const typedAt = Date.now();
+    const index = dialog.choices.indexOf(choice);
+    let confirmed = false;
     let now = await look(deps, adapter, rec, id);
     while (now.digest === seen.digest && Date.now() < deadline) {
+      // A busy TUI may only move the highlight to the typed option; when the same dialog still shows
+      // with exactly our choice highlighted, Enter confirms that choice (once).
+      if (!confirmed && Date.now() - typedAt > 2000 && now.dialog?.selected === index) {
+        await deps.terminal.mux.sendKeys(id, ["Enter"]);
+        confirmed = true;
+      }
       await pause(100);
       now = await look(deps, adapter, rec, id);
     }

@@ -332,3 +332,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test(
+  "agent_approval: when the digit only moves the highlight, Enter confirms that same choice once",
+  opts,
+  async () => {
+    await using t = await fakeEnv();
+    t.env.FAKE_PERM_DIGIT_SELECTS = "1";
+    await using c = await connect(t.env);
+    const l = await c.ok<Launch>("agent_launch", {
+      harness: "claude-code",
+      cwd: `${t.root}/proj`,
+      trust_project: true,
+      prompt: "PERM digit selects",
+    });
+    const sid = l.session_id;
+    const seen = await eventually(
+      async () => {
+        const r = await c.ok<{ status: string; digest: string | null }>("agent_approval", {
+          action: "inspect",
+          session_id: sid,
+        });
+        return r.status === "approval_required" && r;
+      },
+      15_000,
+      "dialog",
+    );
+    const r = await c.ok<{ status: string; typed: boolean; selected_choice: string }>("agent_approval", {
+      action: "respond",
+      session_id: sid,
+      approval_choice: "approve_once",
+      observed_prompt_digest: seen.digest,
+    });
+    assertEquals([r.status, r.typed, r.selected_choice], ["submitted", true, "approve_once"]);
+    assertEquals((await runWaiter(t.env, l.wait_process!)).code, 0);
+  },
+);
