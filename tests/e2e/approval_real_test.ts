@@ -186,7 +186,11 @@ for (const k of CASES) {
         // Typed once; on a loaded machine the redraw may come after respond returned (submitted_unconfirmed).
         assertMatch(denied.status, /^submitted(_unconfirmed)?$/);
         assertEquals([denied.typed, denied.selected_choice], [true, "deny"]);
-        await eventually(async () => (await inspect(c, sid)).status === "none", 15_000, "dialog gone after deny");
+        await eventually(async () => (await inspect(c, sid)).status === "none", 15_000, "dialog gone after deny")
+          .catch(async (err) => {
+            const screen = (await c.ok<{ text: string }>("pty_read", { session_id: sid, screen: true })).text;
+            throw new Error(`${(err as Error).message}; respond said ${JSON.stringify(denied)}; screen:\n${screen}`);
+          });
       } finally {
         if (sid) await c.call("pty_close", { session_id: sid }).catch(() => {});
         await c.close();
