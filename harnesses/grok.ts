@@ -101,7 +101,8 @@ export function classifyGrokScreen(screen: string): ScreenState {
       const title = lines.slice(first, i).find((x) => /^\s*┃\s+\S/.test(x));
       return blocked("approval_required", (title ?? l).replace(/^\s*┃\s*/, "").trim());
     }
-    if (!FOOTER.test(l)) continue;
+    // One Escape on a typed composer replaces the key hints with `Esc:press again to clear`: still the composer.
+    if (!FOOTER.test(l) && !ESC_ARMED_FOOTER.test(l)) continue;
     const box = composerBox(lines, i);
     if (!box) return blocked("unknown_dialog", l.trim());
     if (BUSY_FOOTER.test(l)) return { kind: "busy" };
@@ -133,7 +134,7 @@ export function grokComposerText(screen: string): string | null {
   const top = lines.length - 1;
   for (let i = top; i >= 0 && i >= top - 3; i--) {
     const l = lineAt(lines, i);
-    if (!FOOTER.test(l)) continue;
+    if (!FOOTER.test(l) && !ESC_ARMED_FOOTER.test(l)) continue;
     const box = composerBox(lines, i);
     if (!box) return null;
     if (/accept suggestion/.test(l)) return "";

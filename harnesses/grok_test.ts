@@ -72,7 +72,7 @@ const EXPECTED: Record<string, string> = {
   "configure-11-model-toast-history": "ready",
   "configure-12-switched-history": "ready",
   "configure-13-model-effort-rejected": "ready",
-  "configure-14-esc-armed": "starting", // footer `Esc:press again to clear` replaces the key hints
+  "configure-14-esc-armed": "ready", // footer `Esc:press again to clear` replaces the key hints: still the composer
   "configure-15-idle-before": "ready",
   "configure-16-switched-after-refusal": "ready",
 };
