@@ -224,7 +224,7 @@ Deno.test(
 Deno.test("claude-code parent: /clear before completion ends the request; the body is still saved", opts, async () => {
   await using t = await childEnv();
   await claudeHooks(t);
-  await using c = await connect(t.env, "claude-code");
+  const c = await connect(t.env, "claude-code");
   await pre(t, "toolu_C1", "conv-c");
   const l = await callAs(c, "agent_launch", {
     harness: "claude-code",
@@ -239,6 +239,10 @@ Deno.test("claude-code parent: /clear before completion ends the request; the bo
     assertEquals((await hook(t, "claude-session-end", { session_id: "conv-c", reason: "clear" })).code, 0);
     const r = await post.done;
     assertEquals([r.code, r.stderr], [0, ""]);
+    // The observing server dies too: the next one still saves the answer of the ended request.
+    Deno.kill(c.pid, "SIGKILL");
+    await c.close();
+    await using _next = await connect(t.env, "claude-code");
     const body = await eventually(
       () => Deno.readTextFile(`${t.stateDir}/claude-parent-deliveries/${id}.body`).catch(() => null),
       20_000,

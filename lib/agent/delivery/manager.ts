@@ -378,13 +378,15 @@ export class ParentDeliveryManager {
             continue;
           }
         }
-        const resumable = rec.state === "waiting" || (rec.state === "ready" && kind === "codex");
+        const resumable = rec.state === "waiting" || (rec.state === "ready" && kind === "codex") || bodyStillOwed(rec);
         if (!resumable || alive(rec.owner) || this.#observing.has(rec.delivery_id)) continue;
         const after = await this.store.update(
           kind,
           rec.delivery_id,
           (r) =>
-            (r.state === "waiting" || r.state === "ready") && !alive(r.owner) ? { ...r, owner: this.#owner } : null,
+            (r.state === "waiting" || r.state === "ready" || bodyStillOwed(r)) && !alive(r.owner)
+              ? { ...r, owner: this.#owner }
+              : null,
         );
         if (after?.owner?.pid === this.#owner.pid && after.owner.start === this.#owner.start) {
           taken++;
@@ -502,7 +504,7 @@ export class ParentDeliveryManager {
         const rec = await this.store.read(kind, id);
         if (!rec || !sameOwner(rec, this.#owner)) return;
         if (rec.state === "ready" && kind === "codex") return await this.#deliverCodex(id);
-        if (rec.state !== "waiting") return;
+        if (rec.state !== "waiting" && !bodyStillOwed(rec)) return;
         const outcome = await this.#access.wait(rec.child, OBSERVE_SLICE_MS);
         if (outcome.outcome === "timeout") continue;
         await this.#secure(kind, id, outcome);
@@ -598,6 +600,14 @@ export class ParentDeliveryManager {
       log("warn", "codex parent delivery failed", { delivery_id: id, code: f.code, kind: f.kind });
     }
   }
+}
+
+/**
+ * A request ended early (its Claude conversation was cleared or closed) whose child turn has not been
+ * saved yet: the answer is still observed and kept, only never delivered.
+ */
+function bodyStillOwed(rec: DeliveryRecord): boolean {
+  return rec.state === "failed" && rec.error_code === "CLAUDE_PARENT_SESSION_ENDED" && rec.child_outcome === null;
 }
 
 function sameOwner(rec: DeliveryRecord, owner: { pid: number; start: string | null }): boolean {
