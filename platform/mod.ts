@@ -22,6 +22,7 @@ export {
 export type { ForegroundProcess, TreeProcess } from "./process.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
+export { tmuxArg, tmuxFormatArg } from "./tmux_args.ts";
 export { outputSinkCommand, segmentIndex, segmentName } from "./output_sink.ts";
 export { COMMAND_END_MARK, integratedShell, PROMPT_MARK } from "./shell_integration.ts";
 export type { IntegratedShell } from "./shell_integration.ts";
