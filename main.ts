@@ -52,6 +52,8 @@ async function serve(): Promise<void> {
   transport.onclose = () => Deno.exit(0);
   await server.connect(transport);
   log("info", "server ready", { version: VERSION, pid: Deno.pid });
+  // Scratch files (typed text) that a server which died mid-send left behind; never another live server's.
+  void deps.terminal.sweepScratch();
   // Deliveries whose observing server died (restart, crash) are taken over now and then.
   const resume = () => {
     for (const m of [deps.delivery, deps.remoteDelivery]) {

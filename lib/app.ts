@@ -4,7 +4,7 @@ import { Terminal } from "./terminal/mod.ts";
 import { defaultStateRoot, selectMultiplexer } from "../platform/mod.ts";
 import type { ToolDeps } from "./mcp/mod.ts";
 import { VERSION } from "./version.ts";
-import { RuntimeErrorRecorder } from "./errors_store/mod.ts";
+import { runtimeCodeFor, RuntimeErrorRecorder } from "./errors_store/mod.ts";
 import { type CodexQueueFn, DeliveryStore, type HookStatus, ParentDeliveryManager } from "./agent/delivery/mod.ts";
 import { harnessBinary, resolveBinary } from "../harnesses/mod.ts";
 import { claudeParentHookStatus, cursorParentHookStatus } from "../setup/parent_hooks.ts";
@@ -27,12 +27,21 @@ function statusOf(s: { ready: boolean; reason_code: string | null }): HookStatus
   return { ready: false, reason: `${s.reason_code ?? "parent_hooks_missing"}: ${fix}` };
 }
 
-/** The dependency graph for the server. Starts no process. */
+/** The dependency graph for the server. Starts no process; starts the log retention sweep (an unref'd timer). */
 export function buildDeps(options: BuildDepsOptions): ToolDeps {
   const env = options.env;
   const layout = new StateLayout(defaultStateRoot(env));
-  const mux = selectMultiplexer({ socketPath: layout.socketPath, scratchDir: layout.scratchDir });
+  const mux = selectMultiplexer({
+    socketPath: layout.socketPath,
+    scratchDir: layout.scratchDir,
+    serverRecordPath: layout.tmuxServerRecord,
+  });
   const terminal = new Terminal({ mux, layout, env, defaultCwd: options.cwd });
+  const runtimeErrors = RuntimeErrorRecorder.fromEnv(env);
+  // While this process runs, every session's log stays within its cap and a stopped writer is restarted (counted).
+  const restarted = runtimeCodeFor("LOG_WRITER_RESTARTED");
+  terminal.logs.onRestart = () => void (restarted && runtimeErrors.record(restarted).catch(() => {}));
+  terminal.logs.start();
   const home = env.HOME ?? env.USERPROFILE ?? "";
   const common = {
     terminal,
@@ -56,7 +65,7 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
     env,
     version: VERSION,
     cwd: options.cwd,
-    runtimeErrors: RuntimeErrorRecorder.fromEnv(env),
+    runtimeErrors,
     delivery,
     remoteDelivery,
   };

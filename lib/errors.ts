@@ -10,7 +10,9 @@ export const ERROR_CODES = [
   "TMUX_NOT_FOUND", // no tmux binary; data.hint holds the install command
   "TMUX_TOO_OLD", // tmux older than the minimum; data.version, data.minimum
   "TMUX_COMMAND_FAILED", // a tmux invocation failed; data.subcommand, data.exit_code
+  "TMUX_SERVER_GONE", // aiterm's tmux server is not running (killed, crashed, reboot): the session's shell is gone, its log remains
   "STATE_ROOT_INVALID", // the state root is not a private directory we own
+  "STATE_ROOT_UNSAFE", // a state directory others could write to (or a link, or another user's), or a tmux socket not ours; data.path; nothing ran, nothing was chmod-ed
   "STATE_WRITE_FAILED", // an atomic write under the state root failed
   "SESSION_NOT_FOUND", // no such session (and no log left to read)
   "SESSION_EXISTS", // an explicit session name is already taken
@@ -20,10 +22,15 @@ export const ERROR_CODES = [
   "CWD_NOT_FOUND", // cwd is not an existing directory
   "ENV_VAR_UNSET", // env_vars named a variable the server does not have
   "INPUT_TOO_LARGE", // text over the 64 KiB limit; data.limit_bytes, data.size_bytes
+  "RESULT_TOO_LARGE", // a tool result over the 1 MiB serialized limit (never sent as one line); data.tool, data.size_bytes, data.limit_bytes
   "KEY_UNKNOWN", // pty_key got a name that is not in the key table; data.valid
   "SEND_LOCK_BUSY", // another live process is sending to the session; data.owner_pid
-  "SEND_LOCK_STALE", // a dead process left the send lock; close and reopen the session
+  "SEND_LOCK_STALE", // agent steps: a dead process left the send lock; pty_key/pty_send take it over
+  "LOG_WRITER_RESTARTED", // a pty_read warning, never thrown: the session's log writer had stopped and was restarted; output in the gap was lost
+  "LOG_WRITER_DOWN", // a pty_read warning, never thrown: the log writer is stopped and could not be restarted (disk full?)
+  "LOG_SEGMENT_MISSING", // a pty_read warning, never thrown: part of the log was deleted under a live session
   "WAIT_TIMEOUT", // a bounded internal wait ran out
+  "REGEX_TIMEOUT", // a wait ended before until (regex) had examined all new output; data.pattern_length, data.unexamined_chars; nothing read
   "HARNESS_NOT_INSTALLED", // the harness CLI binary was not found; data.harness, data.env_override
   "HARNESS_NOT_SUPPORTED", // the harness adapter is not built in this version
   "MODEL_UNKNOWN", // the model is not in the harness's live catalog; data.available

@@ -1,5 +1,5 @@
 /** The platform layer's way in: multiplexer selection, process facts, shell dialects, OS paths. */
-export type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
+export type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
 export {
   createTmux,
   newSessionArgs,
@@ -22,8 +22,18 @@ export {
 export type { ForegroundProcess, TreeProcess } from "./process.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
-export { tmuxArg, tmuxFormatArg } from "./tmux_args.ts";
-export { outputSinkCommand, segmentIndex, segmentName } from "./output_sink.ts";
+export { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
+export { scratchOwnerGone, scratchTag, sweepScratch } from "./scratch.ts";
+export {
+  gapMarkerName,
+  outputSinkCommand,
+  parseGapMarkerName,
+  parseSegmentName,
+  segmentIndex,
+  segmentName,
+  segmentPrefix,
+} from "./output_sink.ts";
+export type { SegmentFile } from "./output_sink.ts";
 export { COMMAND_END_MARK, integratedShell, PROMPT_MARK } from "./shell_integration.ts";
 export type { IntegratedShell } from "./shell_integration.ts";
 export { currentUid, defaultStateRoot } from "./paths.ts";
@@ -58,6 +68,8 @@ export interface SelectMultiplexerOptions {
   socketPath: string;
   scratchDir: string;
   env?: Record<string, string>;
+  /** Where the tmux backend records its server's identity (see TmuxOptions.serverRecordPath). */
+  serverRecordPath?: string;
 }
 
 /** Picks the backend for this OS, once, at start-up. */
@@ -75,6 +87,7 @@ export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexe
   return createTmux({
     socketPath: options.socketPath,
     scratchDir: options.scratchDir,
+    ...(options.serverRecordPath ? { serverRecordPath: options.serverRecordPath } : {}),
     ...(bin ? { bin } : {}),
     ...(options.env ? { env: options.env } : {}),
   });

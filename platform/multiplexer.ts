@@ -22,6 +22,8 @@ export interface MuxSession {
   paneDead: boolean;
   /** The pane's tty device, e.g. /dev/pts/3. */
   tty: string;
+  /** Whether the pane's output is piped into its sink (absent when the multiplexer does not say). */
+  piped?: boolean;
 }
 
 /** What `newSession` starts. */
@@ -30,8 +32,13 @@ export interface NewSessionSpec {
   cwd: string;
   /** argv of the program to run in the pane (the shell). */
   argv: string[];
-  /** Variables set for the pane's program in addition to the server's environment. */
+  /**
+   * Variables set for the pane's program in addition to the server's environment. The backend
+   * decides how they reach it; no value may appear in any process's argv (ADR 0014).
+   */
   env: Record<string, string>;
+  /** An owner-only directory (the session's) where the backend may write the session's launch files. */
+  privateDir: string;
   width: number;
   height: number;
   /** A shell command line (POSIX sh) that receives the pane's output on stdin from the first byte. */
@@ -50,6 +57,12 @@ export interface PasteOptions {
   keysAfter?: string[];
 }
 
+/** Whether one live pane's output is piped into its sink (the log writer is attached). */
+export interface PipeState {
+  name: string;
+  piped: boolean;
+}
+
 /** The multiplexer backend. Every method targets a session by exact name. */
 export interface Multiplexer {
   readonly kind: "tmux" | "psmux";
@@ -63,10 +76,22 @@ export interface Multiplexer {
   killSession(name: string): Promise<boolean>;
   /** All sessions on our private server; an empty list when the server is not running. */
   listSessions(): Promise<MuxSession[]>;
-  /** The session-level environment the multiplexer holds for `name` (variables set at creation). */
-  sessionEnvironment(name: string): Promise<Record<string, string>>;
+  /**
+   * Whether the private server answers (after re-creating a deleted socket of a live server of ours).
+   * @throws {AppError} STATE_ROOT_UNSAFE when the socket is not ours
+   */
+  serverRunning(): Promise<boolean>;
   /** One session's pane facts in a single round trip; null when it does not exist. */
   paneInfo(name: string): Promise<MuxSession | null>;
+  /**
+   * Whether the session's pane output is piped into a sink right now; null when the session is missing or its pane is
+   * dead. A sink that died stays "piped" until the multiplexer next writes to it (then it is closed).
+   */
+  pipeActive(name: string): Promise<boolean | null>;
+  /** {@link pipeActive} for every live pane on the private server in one round trip; empty when no server runs. */
+  pipeStates(): Promise<PipeState[]>;
+  /** Pipes the pane's output into `sink` (the {@link NewSessionSpec.outputSink} form), closing any pipe it had. */
+  attachOutputSink(name: string, sink: string): Promise<void>;
   /** Sends UTF-8 text as typed, in chunks of at most `chunkBytes`, in order. */
   pasteText(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<void>;
   /** Sends named keys (multiplexer key names such as `C-c`, `Enter`). */

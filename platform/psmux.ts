@@ -8,11 +8,12 @@
 import { join } from "node:path";
 import { AppError } from "../lib/errors.ts";
 import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
-import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
-import { SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";
+import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
+import { parseSegmentName, SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";
 import { outputSinkScript, pwshScriptCommandLine, resolvePwsh } from "./pwsh.ts";
-import { parseSessionList } from "./tmux.ts";
+import { parsePipeStates, parseSessionList, PIPE_FORMAT } from "./tmux.ts";
 import { findExecutable } from "./which.ts";
+import { scratchTag } from "./scratch.ts";
 
 /** The oldest psmux this backend supports. */
 export const PSMUX_MIN_VERSION = "3.3.8";
@@ -65,16 +66,22 @@ export function psmuxTarget(name: string): string {
 }
 
 /**
- * Recovers the log directory and segment size from the POSIX sink command of platform/output_sink.ts
- * (the only sink form the layers above build); null for anything else.
+ * Recovers the log directory, segment size and writer generation (`base`, 0 for the first writer) from the POSIX sink
+ * command of platform/output_sink.ts (the only sink form the layers above build); null for anything else.
  */
-export function parseOutputSinkCommand(command: string): { dir: string; segmentBytes: number } | null {
+export function parseOutputSinkCommand(
+  command: string,
+): { dir: string; segmentBytes: number; base: number } | null {
   const m = command.match(/^umask 077; exec split -a (\d+) -b (\d+) - '((?:[^']|'\\'')*)'$/s);
   if (!m || Number(m[1]) !== SEGMENT_SUFFIX_LEN) return null;
   const prefix = m[3]!.replaceAll(`'\\''`, "'");
-  const tail = `/${SEGMENT_PREFIX}`;
-  if (!prefix.endsWith(tail)) return null;
-  return { dir: prefix.slice(0, -tail.length), segmentBytes: Number(m[2]) };
+  const slash = prefix.lastIndexOf("/");
+  const filePrefix = prefix.slice(slash + 1);
+  if (slash < 0 || !filePrefix.startsWith(SEGMENT_PREFIX)) return null;
+  // The prefix of a writer generation plus a first suffix is a segment name of that generation.
+  const first = parseSegmentName(`${filePrefix}${"a".repeat(SEGMENT_SUFFIX_LEN)}`);
+  if (!first) return null;
+  return { dir: prefix.slice(0, slash), segmentBytes: Number(m[2]), base: first.base };
 }
 
 /**
@@ -194,7 +201,6 @@ class Psmux implements Multiplexer {
   #scratch: string;
   #env: Record<string, string> | undefined;
   #checked: Promise<{ version: string; pwsh: string }> | null = null;
-  #seq = 0;
 
   constructor(options: PsmuxOptions) {
     this.#bin = options.bin ?? "psmux";
@@ -277,8 +283,30 @@ class Psmux implements Multiplexer {
     if (!sink) {
       throw new AppError("INTERNAL", "Cannot start a psmux session: the output sink is not the segment-file sink");
     }
-    const line = pwshScriptCommandLine(pwsh, outputSinkScript(sink.dir, sink.segmentBytes));
+    const line = pwshScriptCommandLine(pwsh, outputSinkScript(sink.dir, sink.segmentBytes, sink.base));
     await this.#run(psmuxNewSessionArgs(spec, line));
+  }
+
+  async pipeActive(name: string): Promise<boolean | null> {
+    const out = await this.#run(["list-panes", "-t", psmuxTarget(name), "-F", PIPE_FORMAT], { allowFail: true });
+    if (out.code !== 0) return null;
+    const found = parsePipeStates(out.stdout)[0];
+    return found && found.name === name ? found.piped : null;
+  }
+
+  async pipeStates(): Promise<PipeState[]> {
+    const out = await this.#run(["list-panes", "-a", "-F", PIPE_FORMAT], { allowFail: true });
+    return out.code === 0 ? parsePipeStates(out.stdout) : [];
+  }
+
+  async attachOutputSink(name: string, sinkCommand: string): Promise<void> {
+    const { pwsh } = await this.#ensure();
+    const sink = parseOutputSinkCommand(sinkCommand);
+    if (!sink) {
+      throw new AppError("INTERNAL", "Cannot attach a psmux output sink: it is not the segment-file sink");
+    }
+    const line = pwshScriptCommandLine(pwsh, outputSinkScript(sink.dir, sink.segmentBytes, sink.base));
+    await this.#run(["pipe-pane", "-t", psmuxTarget(name), line]);
   }
 
   async hasSession(name: string): Promise<boolean> {
@@ -300,15 +328,13 @@ class Psmux implements Multiplexer {
     return parseSessionList(out.stdout.replaceAll("\r\n", "\n"));
   }
 
-  async sessionEnvironment(name: string): Promise<Record<string, string>> {
-    const out = await this.#run(["show-environment", "-t", psmuxTarget(name)], { allowFail: true });
-    const env: Record<string, string> = {};
-    if (out.code !== 0) return env;
-    for (const line of out.stdout.split(/\r?\n/)) {
-      const eq = line.indexOf("=");
-      if (eq > 0 && !line.startsWith("-")) env[line.slice(0, eq)] = line.slice(eq + 1);
-    }
-    return env;
+  async serverRunning(): Promise<boolean> {
+    const out = await this.#run(["list-sessions", "-F", "#{session_name}"], { allowFail: true });
+    if (out.code === 0) return true;
+    if (noServer(out.stderr)) return false;
+    throw new AppError("TMUX_COMMAND_FAILED", `Cannot ask the psmux server: ${out.stderr.trim()}`, {
+      data: { subcommand: "list-sessions", exit_code: out.code },
+    });
   }
 
   async paneInfo(name: string): Promise<MuxSession | null> {
@@ -321,13 +347,17 @@ class Psmux implements Multiplexer {
   }
 
   async pasteText(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<void> {
-    const tag = `aiterm-${Deno.pid}-${++this.#seq}-${crypto.randomUUID().slice(0, 8)}`;
+    const tag = scratchTag();
     const payloads = options.bracketed && chunks.length > 1 ? [concat(chunks)] : chunks;
     const files = payloads.map((_c, i) => join(this.#scratch, `${tag}.${i}`));
     try {
       await Promise.all(payloads.map((c, i) => Deno.writeFile(files[i]!, c, { mode: 0o600, createNew: true })));
-      // Sequential on purpose: each round trip returns after the server pasted its chunk.
-      for (const args of psmuxPasteInvocations(name, tag, files, options)) await this.#run(args);
+      // Sequential on purpose: each round trip returns after the server pasted its chunk. A chunk's
+      // file (typed text) is removed as soon as its round trip is done.
+      for (const [i, args] of psmuxPasteInvocations(name, tag, files, options).entries()) {
+        await this.#run(args);
+        if (files[i]) await Deno.remove(files[i]).catch(() => {});
+      }
     } finally {
       await Promise.all(files.map((f) => Deno.remove(f).catch(() => {})));
     }

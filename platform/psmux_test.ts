@@ -37,7 +37,10 @@ Deno.test("parseOutputSinkCommand() recovers dir and segment size from the POSIX
   assertEquals(parseOutputSinkCommand(outputSinkCommand("C:\\Users\\o'k\\sessions\\t1\\log", 4096)), {
     dir: "C:\\Users\\o'k\\sessions\\t1\\log",
     segmentBytes: 4096,
+    base: 0,
   });
+  // A restarted writer's sink keeps its generation.
+  assertEquals(parseOutputSinkCommand(outputSinkCommand("/s/sessions/t1/log", 4096, 29))?.base, 29);
   assertEquals(parseOutputSinkCommand("cat > /tmp/x"), null);
 });
 
@@ -47,6 +50,7 @@ Deno.test("psmuxNewSessionArgs() golden: one command list, env via -e, sink atta
     cwd: "C:\\work",
     argv: ["C:\\Program Files\\PowerShell\\7\\pwsh.exe", "-NoLogo"],
     env: { AITERM_SESSION_ID: "t1" },
+    privateDir: "C:\\state\\sessions\\t1",
     width: 200,
     height: 50,
     outputSink: "",

@@ -6,7 +6,7 @@
 import { AppError } from "../lib/errors.ts";
 import { windowsArgumentList } from "../lib/self_command.ts";
 import { pwshQuote } from "./shell_dialect.ts";
-import { SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";
+import { SEGMENT_SUFFIX_LEN, segmentPrefix } from "./output_sink.ts";
 
 /** The oldest PowerShell aiterm runs. */
 export const PWSH_MIN_MAJOR = 7;
@@ -137,9 +137,10 @@ export function pwshScriptCommandLine(pwshPath: string, script: string): string 
  * A PowerShell script that copies its standard input, as raw bytes, into fixed-size segment files
  * `seg.aaaaaa`, `seg.aaaaab`, … under `dir`: the same files `split -a 6 -b N` writes on POSIX
  * (platform/output_sink.ts), so the log reader is the same on every OS. Each read is written and
- * flushed at once; segments are shared for reading and deletion while open.
+ * flushed at once; segments are shared for reading and deletion while open. A restarted writer
+ * (`base` > 0) writes `seg.<base>.aaaaaa`, … like `split` with that prefix.
  */
-export function outputSinkScript(dir: string, segmentBytes: number): string {
+export function outputSinkScript(dir: string, segmentBytes: number, base = 0): string {
   if (!Number.isSafeInteger(segmentBytes) || segmentBytes <= 0) {
     throw new RangeError(`segmentBytes must be a positive integer, got ${segmentBytes}`);
   }
@@ -153,7 +154,7 @@ export function outputSinkScript(dir: string, segmentBytes: number): string {
     "    $name = [string][char][int](97 + ($index % 26)) + $name",
     "    $index = [long][Math]::Floor($index / 26)",
     "  }",
-    `  return ${pwshQuote(SEGMENT_PREFIX)} + $name`,
+    `  return ${pwshQuote(segmentPrefix(base))} + $name`,
     "}",
     "$in = [Console]::OpenStandardInput()",
     "$buf = New-Object byte[] 65536",

@@ -34,8 +34,11 @@ const posix: ShellDialect = {
   id: "posix",
   scriptLine(script: string): string {
     const lines = script.split("\n");
-    // printf re-creates the exact lines; eval parses all of them before running the first.
-    return `eval "$(printf '%s\\n' ${lines.map(posixQuote).join(" ")})"`;
+    // printf re-creates the exact lines; eval parses all of them before running the first. A typed
+    // tab would reach the shell's line editor as completion, so lines with tabs go through %b as \t.
+    if (!script.includes("\t")) return `eval "$(printf '%s\\n' ${lines.map(posixQuote).join(" ")})"`;
+    const escaped = lines.map((l) => posixQuote(l.replaceAll("\\", "\\\\").replaceAll("\t", "\\t")));
+    return `eval "$(printf '%b\\n' ${escaped.join(" ")})"`;
   },
   sentinelSuffix(nonce: string): string {
     // The format string holds %s where the digits go, so the echoed line can never match.
@@ -44,7 +47,7 @@ const posix: ShellDialect = {
   sentinelPattern(nonce: string): RegExp {
     return new RegExp(`__AITERM_${nonce}_(\\d+)__`);
   },
-  scriptEchoPattern: /eval "\$\(printf '%s\\n'(?: '(?:[^']|'\\'')*')+\)"/g,
+  scriptEchoPattern: /eval "\$\(printf '%[sb]\\n'(?: '(?:[^']|'\\'')*')+\)"/g,
 };
 
 function base64Utf8(s: string): string {

@@ -27,6 +27,18 @@ Deno.test("posix scriptLine() is one line that runs a heredoc script with quotes
   assertEquals(sh(`${posix.scriptLine("cd /tmp\nv=1")}; echo "$(pwd) $v"`), "/tmp 1\n");
 });
 
+Deno.test("posix scriptLine() types no tab (line editors complete on it) and still re-creates tabs and backslashes", () => {
+  const script = "cat <<'EOF'\na\tb\\tc \\\\ \\0101 \\c end\n\tindented\nEOF\nprintf '%s\\n' 'x\ty'";
+  const line = posix.scriptLine(script);
+  assert(!line.includes("\t") && !line.includes("\n"), "a tab or newline would be typed");
+  for (const shell of ["sh", "bash"]) {
+    const run = (l: string) =>
+      new TextDecoder().decode(new Deno.Command(shell, { args: ["-c", l], stdout: "piped" }).outputSync().stdout);
+    assertEquals(run(line), run(script), shell);
+  }
+  assertEquals(`$ ${line}\n`.replace(posix.scriptEchoPattern, "<S>"), "$ <S>\n");
+});
+
 Deno.test("posixQuote() survives every byte sh can carry", () => {
   const s = "a'b\"c$d`e\\f g\th!";
   assertEquals(sh(`printf %s ${posixQuote(s)}`), s);

@@ -4,8 +4,12 @@
  * user's ~/.tmux.conf and default server are never involved.
  */
 import { AppError } from "../lib/errors.ts";
-import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions } from "./multiplexer.ts";
+import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
 import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
+import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
+import { launcherArgv, writeEnvFile } from "./pane_launch.ts";
+import { TmuxServerGuard } from "./tmux_server.ts";
+import { scratchTag } from "./scratch.ts";
 
 /** The oldest tmux this backend supports. */
 export const TMUX_MIN_VERSION = "2.6";
@@ -20,6 +24,11 @@ export interface TmuxOptions {
   scratchDir: string;
   /** Environment for tmux client processes (default: this process's environment). */
   env?: Record<string, string>;
+  /**
+   * Owner-only file recording the server's pid and start identity, so a deleted socket is
+   * re-created (SIGUSR1) instead of a second server being started. Absent: no recovery.
+   */
+  serverRecordPath?: string;
 }
 
 /** The platform install hint for tmux. */
@@ -42,42 +51,69 @@ function versionAtLeast(v: { major: number; minor: number }, min: string): boole
 
 /** Which tmux first has each feature aiterm uses beyond the minimum (named in errors and argv choices). */
 export const TMUX_FEATURES = {
-  /** `new-session -e NAME=value` (per-session environment at creation). */
-  newSessionEnv: "3.2",
+  /** The server option `exit-empty` (keep the server when its last session ends). */
+  exitEmpty: "2.7",
 } as const;
 
 /**
  * The one tmux command list that creates a session: new-session, options, and the output pipe, in one
- * invocation so the pipe is attached before tmux reads the pane's first byte. On tmux older than
- * {@link TMUX_FEATURES.newSessionEnv} the environment is injected into the child with `env K=V …` and
- * registered on the session with set-environment afterwards.
+ * invocation so the pipe is attached before tmux reads the pane's first byte; it prints the server's
+ * pid last. The pane runs the launcher of platform/pane_launch.ts, which takes the environment from
+ * `envFile`, so no value is in any argv. Every caller string goes through the escaping chokepoint
+ * (tmux_args.ts) by what tmux does with its position: `-s` and `-c` are formats, the argv is plain,
+ * pipe-pane's command is a strftime format. `exit-empty off` keeps the server when the last session
+ * ends, so a server that is not running means it was killed (TMUX_SERVER_GONE), not that a shell exited.
  */
-export function newSessionArgs(spec: NewSessionSpec, version: { major: number; minor: number }): string[] {
+export function newSessionArgs(
+  spec: NewSessionSpec,
+  envFile: string,
+  version: { major: number; minor: number },
+): string[] {
   const target = exactTarget(spec.name);
-  const envEntries = Object.entries(spec.env);
-  const hasEnvFlag = versionAtLeast(version, TMUX_FEATURES.newSessionEnv);
-  const argv = hasEnvFlag || envEntries.length === 0
-    ? spec.argv
-    : ["env", ...envEntries.map(([k, v]) => `${k}=${v}`), ...spec.argv];
   const args = [
     "new-session",
     "-d",
     "-s",
-    spec.name,
+    tmuxFormatArg(spec.name),
     "-x",
     String(spec.width),
     "-y",
     String(spec.height),
     "-c",
-    spec.cwd,
+    tmuxFormatArg(spec.cwd),
+    "--",
+    ...launcherArgv(envFile, spec.argv).map(tmuxArg),
   ];
-  if (hasEnvFlag) { for (const [k, v] of envEntries) args.push("-e", `${k}=${v}`); }
-  args.push("--", ...argv);
   args.push(";", "set-option", "-t", target, "history-limit", "50000");
   if (spec.keepOnExit) args.push(";", "set-option", "-w", "-t", target, "remain-on-exit", "on");
-  if (!hasEnvFlag) { for (const [k, v] of envEntries) args.push(";", "set-environment", "-t", target, k, v); }
-  args.push(";", "pipe-pane", "-t", target, spec.outputSink);
+  if (versionAtLeast(version, TMUX_FEATURES.exitEmpty)) args.push(";", "set-option", "-s", "exit-empty", "off");
+  args.push(";", "pipe-pane", "-t", target, tmuxTimeFormatArg(spec.outputSink));
+  args.push(";", "display-message", "-p", "#{pid}");
   return args;
+}
+
+/**
+ * Attaches the output sink again (a writer that died, or one whose file was deleted): `pipe-pane` with a command closes
+ * the pane's current pipe, if any, and opens the new one. The sink is a command tmux expands as a format.
+ */
+export function pipePaneArgs(name: string, sink: string): string[] {
+  return ["pipe-pane", "-t", exactTarget(name), tmuxTimeFormatArg(sink)];
+}
+
+/** The `-F` format {@link parsePipeStates} reads: session, whether the pane is piped, whether it is dead. */
+export const PIPE_FORMAT = "#{session_name}\t#{pane_pipe}\t#{pane_dead}";
+
+/** Parses `list-panes -F PIPE_FORMAT` output: live panes only (first pane of each session wins). */
+export function parsePipeStates(stdout: string): PipeState[] {
+  const seen = new Map<string, PipeState>();
+  for (const line of stdout.split("\n")) {
+    const [name, pipe, dead] = line.replace(/\r$/, "").split("\t");
+    if (!name || pipe === undefined || seen.has(name)) continue;
+    if (dead === "1") continue;
+    // A value other than 0/1 (a multiplexer without pane_pipe) is not evidence of a dead writer.
+    seen.set(name, { name, piped: pipe !== "0" });
+  }
+  return [...seen.values()];
 }
 
 /** Exact-match session target: `=name:` never falls back to tmux's prefix matching. */
@@ -95,6 +131,7 @@ const LIST_FORMAT = [
   "#{session_created}",
   "#{pane_dead}",
   "#{pane_tty}",
+  "#{pane_pipe}",
 ].join("\t");
 
 /** Parses `list-panes -a -F LIST_FORMAT` output (first pane of each session wins). */
@@ -102,7 +139,7 @@ export function parseSessionList(stdout: string): MuxSession[] {
   const seen = new Map<string, MuxSession>();
   for (const line of stdout.split("\n")) {
     if (!line) continue;
-    const [name, pid, cmd, attached, w, h, created, dead, tty] = line.split("\t");
+    const [name, pid, cmd, attached, w, h, created, dead, tty, pipe] = line.split("\t");
     if (name === undefined || seen.has(name)) continue;
     seen.set(name, {
       name,
@@ -114,6 +151,7 @@ export function parseSessionList(stdout: string): MuxSession[] {
       createdAt: Number(created ?? 0),
       paneDead: dead === "1",
       tty: tty ?? "",
+      ...(pipe === "0" || pipe === "1" ? { piped: pipe === "1" } : {}),
     });
   }
   return [...seen.values()];
@@ -130,18 +168,21 @@ class Tmux implements Multiplexer {
   #scratch: string;
   #env: Record<string, string> | undefined;
   #checked: Promise<{ version: string }> | null = null;
-  #seq = 0;
+  #server: TmuxServerGuard | null;
 
   constructor(options: TmuxOptions) {
     this.#bin = options.bin ?? "tmux";
     this.#socket = options.socketPath;
     this.#scratch = options.scratchDir;
     this.#env = options.env;
+    this.#server = options.serverRecordPath ? new TmuxServerGuard(options.socketPath, options.serverRecordPath) : null;
   }
 
-  #run(args: string[], options: { allowFail?: boolean } = {}): Promise<MuxOutput> {
+  async #run(args: string[], options: { allowFail?: boolean } = {}): Promise<MuxOutput> {
+    // A socket that is not ours is refused; a deleted one of our live server is re-created first.
+    await this.#server?.check();
     // -u: UTF-8 output even without a UTF-8 locale (else tmux turns the tab separators into "_").
-    return execMux(this.#bin, ["-u", "-S", this.#socket, "-f", "/dev/null", ...args], args[0] ?? "", {
+    return await execMux(this.#bin, ["-u", "-S", this.#socket, "-f", "/dev/null", ...args], args[0] ?? "", {
       label: "tmux",
       env: this.#env,
       allowFail: options.allowFail,
@@ -184,7 +225,25 @@ class Tmux implements Multiplexer {
   async newSession(spec: NewSessionSpec): Promise<void> {
     const { version } = await this.ensureAvailable();
     const parsed = parseTmuxVersion(version) ?? { major: 0, minor: 0 };
-    await this.#run(newSessionArgs(spec, parsed));
+    // The launcher deletes the file once it has read it; on a failed start nothing will.
+    const envFile = await writeEnvFile(spec.privateDir, spec.env);
+    let out: MuxOutput;
+    try {
+      out = await this.#run(newSessionArgs(spec, envFile, parsed));
+    } catch (err) {
+      await Deno.remove(envFile).catch(() => {});
+      throw err;
+    }
+    await this.#server?.record(Number(out.stdout.trim().split("\n").pop()));
+  }
+
+  async serverRunning(): Promise<boolean> {
+    const out = await this.#run(["list-sessions", "-F", "#{session_name}"], { allowFail: true });
+    if (out.code === 0) return true;
+    if (noServer(out.stderr)) return false;
+    throw new AppError("TMUX_COMMAND_FAILED", `Cannot ask the tmux server: ${out.stderr.trim()}`, {
+      data: { subcommand: "list-sessions", exit_code: out.code },
+    });
   }
 
   async hasSession(name: string): Promise<boolean> {
@@ -200,23 +259,13 @@ class Tmux implements Multiplexer {
   async listSessions(): Promise<MuxSession[]> {
     const out = await this.#run(["list-panes", "-a", "-F", LIST_FORMAT], { allowFail: true });
     if (out.code !== 0) {
-      if (noServer(out.stderr)) return [];
+      // A server kept with no sessions (exit-empty off) answers list-panes -a with "no current target".
+      if (noServer(out.stderr) || /no current target|no sessions/i.test(out.stderr)) return [];
       throw new AppError("TMUX_COMMAND_FAILED", `Cannot list sessions: ${out.stderr.trim()}`, {
         data: { subcommand: "list-panes", exit_code: out.code },
       });
     }
     return parseSessionList(out.stdout);
-  }
-
-  async sessionEnvironment(name: string): Promise<Record<string, string>> {
-    const out = await this.#run(["show-environment", "-t", exactTarget(name)], { allowFail: true });
-    const env: Record<string, string> = {};
-    if (out.code !== 0) return env;
-    for (const line of out.stdout.split("\n")) {
-      const eq = line.indexOf("=");
-      if (eq > 0 && !line.startsWith("-")) env[line.slice(0, eq)] = line.slice(eq + 1);
-    }
-    return env;
   }
 
   async paneInfo(name: string): Promise<MuxSession | null> {
@@ -227,49 +276,40 @@ class Tmux implements Multiplexer {
     return found && found.name === name ? found : null;
   }
 
+  async pipeActive(name: string): Promise<boolean | null> {
+    const out = await this.#run(["list-panes", "-t", exactTarget(name), "-F", PIPE_FORMAT], { allowFail: true });
+    if (out.code !== 0) return null;
+    const found = parsePipeStates(out.stdout)[0];
+    return found && found.name === name ? found.piped : null;
+  }
+
+  async pipeStates(): Promise<PipeState[]> {
+    const out = await this.#run(["list-panes", "-a", "-F", PIPE_FORMAT], { allowFail: true });
+    return out.code === 0 ? parsePipeStates(out.stdout) : [];
+  }
+
+  async attachOutputSink(name: string, sink: string): Promise<void> {
+    await this.#run(pipePaneArgs(name, sink));
+  }
+
   async pasteText(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<void> {
-    if (chunks.length === 0) {
+    const data = concat(chunks);
+    if (data.length === 0) {
       if (options.keysAfter?.length) await this.sendKeys(name, options.keysAfter);
       return;
     }
-    const target = exactTarget(name);
-    const tag = `aiterm-${Deno.pid}-${++this.#seq}-${crypto.randomUUID().slice(0, 8)}`;
-    const files: string[] = [];
-    const args: string[] = [];
+    // One file, one buffer, one paste, one tmux invocation of a fixed size (see pasteArgs).
+    const tag = scratchTag();
+    const file = `${this.#scratch}/${tag}`;
+    await writeOwnerOnly(file, data);
     try {
-      if (options.bracketed) {
-        // One buffer, one paste: a TUI must see a single bracketed paste, not one per chunk.
-        const file = `${this.#scratch}/${tag}.0`;
-        await writeOwnerOnly(file, concat(chunks));
-        files.push(file);
-        args.push("load-buffer", "-b", tag, file, ";", "paste-buffer", "-d", "-p", "-b", tag, "-t", target);
-        if (options.exact) args.push("-r");
-      } else {
-        chunks.forEach((_chunk, i) => {
-          const file = `${this.#scratch}/${tag}.${i}`;
-          files.push(file);
-          if (args.length) args.push(";");
-          args.push(
-            "load-buffer",
-            "-b",
-            `${tag}-${i}`,
-            file,
-            ";",
-            "paste-buffer",
-            "-d",
-            "-b",
-            `${tag}-${i}`,
-            "-t",
-            target,
-          );
-          if (options.exact) args.push("-r");
-        });
-        await Promise.all(chunks.map((chunk, i) => writeOwnerOnly(files[i]!, chunk)));
-      }
-      if (options.keysAfter?.length) args.push(";", "send-keys", "-t", target, ...options.keysAfter);
-      await this.#run(args);
+      await this.#run(pasteArgs(exactTarget(name), tag, file, options));
+    } catch (err) {
+      // A paste that failed after load-buffer leaves the buffer (the typed text) in the server.
+      await this.#run(["delete-buffer", "-b", tag], { allowFail: true }).catch(() => {});
+      throw err;
     } finally {
-      await Promise.all(files.map((f) => Deno.remove(f).catch(() => {})));
+      await Deno.remove(file).catch(() => {});
     }
   }
 
@@ -296,6 +336,24 @@ class Tmux implements Multiplexer {
   async killServer(): Promise<void> {
     await this.#run(["kill-server"], { allowFail: true });
   }
+}
+
+/**
+ * The one tmux command list that types a paste: `load-buffer` of the whole text from `file` into
+ * buffer `buffer`, `paste-buffer -d` into `target`, then `keysAfter`. Its size does not grow with
+ * the text (tmux refuses a command list over 16 KiB: "command too long"), and tmux runs a command
+ * list as a unit, so the keys can never overtake the text and a sender that dies after spawning it
+ * still types all or nothing. tmux keeps the pane's unread input queued and writes it as the pty
+ * accepts it, so a slowly reading program loses nothing. The path is a format (`#` doubled).
+ */
+export function pasteArgs(target: string, buffer: string, file: string, options: PasteOptions = {}): string[] {
+  const args = ["load-buffer", "-b", buffer, tmuxFormatArg(file), ";", "paste-buffer", "-d"];
+  // -p: one bracketed paste, so a TUI sees the text as one paste.
+  if (options.bracketed) args.push("-p");
+  args.push("-b", buffer, "-t", target);
+  if (options.exact) args.push("-r");
+  if (options.keysAfter?.length) args.push(";", "send-keys", "-t", target, ...options.keysAfter);
+  return args;
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {

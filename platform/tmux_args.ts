@@ -10,6 +10,9 @@
  *   command, `load-buffer`'s path, …). `#(…)` there runs a shell command and `#{…}` substitutes
  *   server state, so every `#` is doubled (`##` is tmux's literal `#`), then the plain rule applies.
  *
+ * - {@link tmuxTimeFormatArg}: a format tmux first passes through strftime(3) (`pipe-pane`'s command):
+ *   `%` is doubled as well, else `%d` in a path becomes the day of the month.
+ *
  * Which positions are formats is fixed by tmux, not by us; `tmux_args_test.ts` asserts each one we
  * use against a real tmux, so a tmux that changes a position is caught.
  */
@@ -23,4 +26,9 @@ export function tmuxArg(value: string): string {
 /** An argument tmux expands as a format: no `#(…)` runs, no `#{…}` is substituted. */
 export function tmuxFormatArg(value: string): string {
   return tmuxArg(value.replaceAll("#", "##"));
+}
+
+/** A format tmux runs through strftime(3) first (`pipe-pane`'s command): no `%…` conversion either. */
+export function tmuxTimeFormatArg(value: string): string {
+  return tmuxFormatArg(value.replaceAll("%", "%%"));
 }

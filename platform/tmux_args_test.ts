@@ -1,6 +1,6 @@
 import { assertEquals } from "../tests/helpers/assert.ts";
-import { hasTmux, makeTestEnv } from "../tests/helpers/env.ts";
-import { tmuxArg, tmuxFormatArg } from "./tmux_args.ts";
+import { eventually, hasTmux, makeTestEnv } from "../tests/helpers/env.ts";
+import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
 
 const HOSTILE = [
   "plain",
@@ -24,6 +24,7 @@ Deno.test("tmuxArg() only rewrites a trailing ';'", () => {
   assertEquals(tmuxArg("ends;"), "ends\\;");
   assertEquals(tmuxArg("ends\\;"), "ends\\\\;");
   assertEquals(tmuxFormatArg("x#{y};"), "x##{y}\\;");
+  assertEquals(tmuxTimeFormatArg("a %d #{y} 100%;"), "a %%d ##{y} 100%%\\;");
 });
 
 Deno.test({
@@ -48,6 +49,8 @@ Deno.test({
       const made = await t.tmux("new-session", "-d", "-s", `c${i}`, "-c", tmuxFormatArg(dir), "--", "sleep", "60");
       assertEquals(made.code, 0, `new-session -c ${JSON.stringify(dir)}: ${made.stderr}`);
       const pid = (await t.tmux("display-message", "-p", "-t", `=c${i}:`, "#{pane_pid}")).stdout.trim();
+      // The pane's child changes directory before it execs: read its cwd once it runs `sleep`.
+      await eventually(() => Deno.readTextFile(`/proc/${pid}/cmdline`).then((c) => c.startsWith("sleep\0")));
       assertEquals(await Deno.readLink(`/proc/${pid}/cwd`), dir);
       // load-buffer's path is a format too.
       const file = `${dir}/f`;
@@ -57,5 +60,27 @@ Deno.test({
       assertEquals((await t.tmux("show-buffer", "-b", `b${i}`)).stdout, `content ${i}`);
     }
     assertEquals(await Deno.stat(marker).then(() => true, () => false), false, "a #(…) ran");
+  },
+});
+
+Deno.test({
+  name: "tmuxTimeFormatArg(): a pipe-pane command holding # % ; arrives exactly (tmux runs strftime on it)",
+  ignore: !hasTmux,
+  async fn() {
+    await using t = await makeTestEnv();
+    await Deno.mkdir(t.stateDir, { recursive: true });
+    await t.tmux("new-session", "-d", "-s", "base", "--", "sh", "-c", "sleep 0.5; echo piped-out; sleep 60");
+    for (const [i, raw] of ["p %d %Y %% 100%", "q #{session_name} ##", "r #(touch PWNED)", "s ; x;"].entries()) {
+      const dir = `${t.root}/${raw.replaceAll("PWNED", `${t.root}/PWNED`).replaceAll("/", "_")}`;
+      await Deno.mkdir(dir);
+      const out = `${dir}/o`;
+      const sink = `cat >> '${out}'`;
+      const piped = await t.tmux("pipe-pane", "-t", "=base:", tmuxTimeFormatArg(sink));
+      assertEquals(piped.code, 0, `pipe-pane ${JSON.stringify(sink)}: ${piped.stderr}`);
+      await t.tmux("send-keys", "-t", "=base:", `k${i}`);
+      await eventually(() => Deno.stat(out).then(() => true, () => false), 10_000, `sink file ${JSON.stringify(out)}`);
+      await t.tmux("pipe-pane", "-t", "=base:");
+    }
+    assertEquals(await Deno.stat(`${t.root}/PWNED`).then(() => true, () => false), false, "a #(…) ran");
   },
 });

@@ -55,17 +55,19 @@ Deno.test("parseProcStat() handles a comm with spaces and parentheses", () => {
   ]);
 });
 
-Deno.test("newSessionArgs() uses -e on tmux 3.2+ and injects + registers the environment on older tmux", () => {
+Deno.test("newSessionArgs(): env only through the launcher's file, caller strings escaped by position", () => {
   const spec = {
     name: "t1",
-    cwd: "/w",
-    argv: ["/bin/bash", "-i"],
-    env: { AITERM_SESSION_ID: "t1", FOO: "a b" },
+    cwd: "/w/x#{session_name};",
+    argv: ["/bin/bash", "--rcfile", "/s;/bashrc;", "-i"],
+    env: { AITERM_SESSION_ID: "t1", FOO: "secret value;" },
+    privateDir: "/s/sessions/t1",
     width: 200,
     height: 50,
-    outputSink: "exec cat > /x",
+    outputSink: "exec cat > '/x #%d'",
   };
-  assertEquals(newSessionArgs(spec, { major: 3, minor: 3 }), [
+  const args = newSessionArgs(spec, "/s/sessions/t1/launch-env.abc", { major: 3, minor: 3 });
+  assertEquals(args, [
     "new-session",
     "-d",
     "-s",
@@ -75,13 +77,16 @@ Deno.test("newSessionArgs() uses -e on tmux 3.2+ and injects + registers the env
     "-y",
     "50",
     "-c",
-    "/w",
-    "-e",
-    "AITERM_SESSION_ID=t1",
-    "-e",
-    "FOO=a b",
+    "/w/x##{session_name}\\;",
     "--",
+    "/bin/sh",
+    "-c",
+    '. "$1" || exit 126; rm -f -- "$1"; shift; exec "$@"',
+    "aiterm-launch",
+    "/s/sessions/t1/launch-env.abc",
     "/bin/bash",
+    "--rcfile",
+    "/s;/bashrc\\;",
     "-i",
     ";",
     "set-option",
@@ -90,34 +95,24 @@ Deno.test("newSessionArgs() uses -e on tmux 3.2+ and injects + registers the env
     "history-limit",
     "50000",
     ";",
+    "set-option",
+    "-s",
+    "exit-empty",
+    "off",
+    ";",
     "pipe-pane",
     "-t",
     "=t1:",
-    "exec cat > /x",
+    "exec cat > '/x ##%%d'",
+    ";",
+    "display-message",
+    "-p",
+    "#{pid}",
   ]);
-  const old = newSessionArgs({ ...spec, keepOnExit: true }, { major: 3, minor: 1 });
-  assertEquals(old.slice(0, 16), [
-    "new-session",
-    "-d",
-    "-s",
-    "t1",
-    "-x",
-    "200",
-    "-y",
-    "50",
-    "-c",
-    "/w",
-    "--",
-    "env",
-    "AITERM_SESSION_ID=t1",
-    "FOO=a b",
-    "/bin/bash",
-    "-i",
-  ]);
-  assert(!old.includes("-e"), "old tmux has no new-session -e");
-  const rest = old.slice(16).join(" ");
-  assertStringIncludes(rest, "set-option -w -t =t1: remain-on-exit on");
-  assertStringIncludes(rest, "set-environment -t =t1: AITERM_SESSION_ID t1 ; set-environment -t =t1: FOO a b");
-  assert(rest.endsWith("pipe-pane -t =t1: exec cat > /x"), "the pipe must be attached in the same command list");
-  assertEquals(newSessionArgs({ ...spec, env: {} }, { major: 2, minor: 6 }).slice(10, 13), ["--", "/bin/bash", "-i"]);
+  assert(!args.join(" ").includes("secret value"), "an env value is in the argv");
+  assert(!args.includes("-e"), "no new-session -e");
+  const old = newSessionArgs({ ...spec, keepOnExit: true }, "/f", { major: 2, minor: 6 }).join(" ");
+  assertStringIncludes(old, "set-option -w -t =t1: remain-on-exit on");
+  assert(!old.includes("exit-empty"), "tmux 2.6 has no exit-empty");
+  assert(!old.includes("set-environment") && !old.includes(" env "), "no value through tmux on old tmux either");
 });

@@ -99,6 +99,7 @@ export async function dispatchTurn(
     // Pre-dispatch recovery (Grok): a refused sandbox, or the usage-limit card dismissed once.
     const recovered = await recoverPaneInput(deps, id, rec, adapter, !!pane && !pane.paneDead);
     if (!pane || pane.paneDead) {
+      if (!pane) await deps.terminal.throwIfServerGone(id, "send to agent");
       throw new AppError(
         "SESSION_ENDED",
         `Cannot send to agent session "${id}": the ${rec.harness} process has ended`,

@@ -13,6 +13,8 @@ export const RUNTIME_CODES = {
   "AITERM.PERSISTENCE_WRITE_FAILED": "A write under the state directory failed",
   "AITERM.VENDOR_LAUNCHER_FAILED": "A coding-agent CLI could not be started or did not answer",
   "AITERM.TRANSCRIPT_UNREADABLE": "A coding-agent transcript could not be read",
+  "AITERM.LOG_WRITER_RESTARTED":
+    "A session's output log writer had stopped and was restarted; output in the gap was lost",
   "AITERM.INTERNAL": "An unexpected internal failure",
 } as const;
 
@@ -61,8 +63,11 @@ export function codeForFingerprint(fingerprint: string): RuntimeCode | null {
  *
  * - TMUX_NOT_FOUND, TMUX_TOO_OLD: the PTY backend dependency is unusable.
  * - TMUX_COMMAND_FAILED: tmux itself failed in a way aiterm did not expect.
+ * - TMUX_SERVER_GONE: the private tmux server died under live sessions.
  * - STATE_WRITE_FAILED: persistence failed (disk full, permissions changed under us).
  * - MODEL_CATALOG_UNAVAILABLE: an installed coding-agent CLI did not answer its catalog command.
+ * - LOG_WRITER_RESTARTED: a session's log writer died (disk full, killed, file deleted) and was restarted; recorded
+ *   by the restart itself (lib/terminal/log_supervisor.ts), since it is a read warning, not a thrown error.
  * - INTERNAL: a bug.
  *
  * Not recorded: STATE_ROOT_INVALID (the aggregate lives under that root, so it could not be written
@@ -75,8 +80,10 @@ const APP_TO_RUNTIME: Partial<Record<ErrorCode, RuntimeCode>> = {
   TMUX_NOT_FOUND: "AITERM.PTY_DEPENDENCY_UNAVAILABLE",
   TMUX_TOO_OLD: "AITERM.PTY_DEPENDENCY_UNAVAILABLE",
   TMUX_COMMAND_FAILED: "AITERM.PTY_BACKEND_FAILED",
+  TMUX_SERVER_GONE: "AITERM.PTY_BACKEND_FAILED",
   STATE_WRITE_FAILED: "AITERM.PERSISTENCE_WRITE_FAILED",
   MODEL_CATALOG_UNAVAILABLE: "AITERM.VENDOR_LAUNCHER_FAILED",
+  LOG_WRITER_RESTARTED: "AITERM.LOG_WRITER_RESTARTED",
   INTERNAL: "AITERM.INTERNAL",
 };
 

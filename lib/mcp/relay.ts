@@ -27,7 +27,10 @@ const RELAY_TIMEOUT_MS = 660_000;
 /** Tools whose remote receipt may start a child turn that a parent delivery waits for. */
 const AGENT_REQUEST_TOOLS = new Set(["pty_send", "agent_launch", "claude_agent", "codex_agent", "grok_agent"]);
 
-/** Passphrases given in this process, by destination (memory only; a restarted server has none). */
+/**
+ * Passphrases that worked in this process, by destination (memory only; a restarted server has none).
+ * Only a call that succeeded sets one, so a wrong passphrase never replaces the one a delivery needs.
+ */
 const passphrases = new Map<string, string>();
 
 /** The connection details a delivery record may keep: everything but the passphrase. */
@@ -51,7 +54,11 @@ interface RemoteSession {
   closed: boolean;
 }
 
-/** Sessions by destination, kept for the life of this process (a new remote server per call costs ~1 s). */
+/**
+ * Sessions by connection key (destination and credentials, see `PreparedRemote.connection`), kept for
+ * the life of this process (a new remote server per call costs ~1 s). A call with another identity
+ * file, options or passphrase never reaches a session that someone else's credentials opened.
+ */
 const sessions = new Map<string, Promise<RemoteSession>>();
 
 async function openSession(
@@ -78,21 +85,22 @@ async function openSession(
     throw relayStartFailure(target.host, stderr, secretOf(prepared.childEnv));
   }
   const session: RemoteSession = { client, version: client.getServerVersion()?.version, closed: false };
-  const key = targetKey(storableTarget(target));
   client.onclose = () => {
     session.closed = true;
-    sessions.delete(key);
+    void sessions.get(prepared.connection)?.then((kept) => {
+      if (kept === session) sessions.delete(prepared.connection);
+    }, () => {});
   };
   return session;
 }
 
-/** The kept session for a destination, opened when there is none (or the last one closed). */
+/** The kept session for a connection key, opened when there is none (or the last one closed). */
 async function sessionFor(
   target: RemoteTarget,
   prepared: PreparedRemote,
   deps: Pick<ToolDeps, "version">,
 ): Promise<RemoteSession> {
-  const key = targetKey(storableTarget(target));
+  const key = prepared.connection;
   const kept = await sessions.get(key)?.catch(() => null);
   if (kept && !kept.closed) return kept;
   const opening = openSession(target, prepared, deps);
@@ -157,7 +165,6 @@ export async function relay(
   ctx: CallContext,
 ): Promise<Record<string, unknown>> {
   const { remote: _remote, ...args } = data as Record<string, unknown>;
-  if (remote.passphrase) passphrases.set(targetKey(remote), remote.passphrase);
   const manager = AGENT_REQUEST_TOOLS.has(tool) ? deps.remoteDelivery : undefined;
   // Preflight before ssh runs: a parent without its hooks gets nothing sent anywhere.
   const dest = manager ? await manager.resolve(ctx.parent) : null;
@@ -169,6 +176,8 @@ export async function relay(
     if (!joined) await manager.securePrevious(key);
   }
   const { sc, version } = await callRemoteTool(tool, remote, args, deps, ctx);
+  // Kept for this destination's deliveries only once it has logged in.
+  if (remote.passphrase) passphrases.set(targetKey(remote), remote.passphrase);
   const out: Record<string, unknown> = { ...sc, remote_host: remote.host };
   if (version) out.remote_version = version;
   const wp = sc.wait_process as { args?: unknown } | null | undefined;

@@ -8,7 +8,7 @@ import { AppError, toAppError } from "../errors.ts";
 import { runtimeCodeFor } from "../errors_store/mod.ts";
 import { log } from "../log.ts";
 import { SERVER_NAME } from "../version.ts";
-import { errorResult, successResult } from "./result.ts";
+import { errorResult, limitResult, successResult } from "./result.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
 import { relay } from "./relay.ts";
 import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
@@ -71,7 +71,7 @@ export async function callTool(
       ? await relay(def.name, remote, parsed.data, deps, ctx)
       : await def.handler(parsed.data, deps, ctx);
     const out = def.output.parse(value) as Record<string, unknown>;
-    return successResult(out, def.text ? def.text(out) : JSON.stringify(out));
+    return limitResult(successResult(out, def.text ? def.text(out) : JSON.stringify(out)), def.name);
   } catch (err) {
     // Environment failures are counted (code only, never text) without making the caller wait.
     const rc = runtimeCodeFor(toAppError(err).code);

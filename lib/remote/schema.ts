@@ -1,5 +1,6 @@
 /** The `remote` input field every relayable tool accepts, and the fields a relayed result gains. */
 import { z } from "zod";
+import { sshOptionProblem } from "./ssh_options.ts";
 
 /** Where a tool call runs: another host's aiterm-mcp, reached through ssh. Nothing here is ever stored. */
 export const RemoteSchema = z.object({
@@ -8,7 +9,8 @@ export const RemoteSchema = z.object({
   user: z.string().regex(/^(?!-)[A-Za-z0-9._@\\-]{1,128}$/, "must be a user name").optional()
     .describe("Remote user (default: ssh_config, else the local user)"),
   port: z.number().int().min(1).max(65535).optional().describe("ssh port (default: ssh_config, else 22)"),
-  identity_file: z.string().min(1).max(4096).regex(/^[^\r\n]+$/, "must be one line").optional()
+  identity_file: z.string().min(1).max(4096).regex(/^[^\r\n]+$/, "must be one line")
+    .refine((p) => !p.includes("${"), "must not hold ${…} (ssh would expand an environment variable)").optional()
     .describe("Private key file for ssh -i"),
   passphrase: z.string().min(1).max(4096).optional().describe(
     "Key passphrase: held in memory only and handed to ssh through SSH_ASKPASS; never stored or returned",
@@ -16,8 +18,13 @@ export const RemoteSchema = z.object({
   passphrase_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional()
     .describe("Name of a server environment variable holding the key passphrase"),
   ssh_options: z.array(
-    z.string().regex(/^[A-Za-z][A-Za-z0-9]*=[^\r\n]*$/, "must be Key=Value (an ssh -o option)"),
-  ).max(32).optional().describe("Extra ssh -o options as Key=Value; aiterm's own connection options take precedence"),
+    z.string().max(4096).superRefine((option, ctx) => {
+      const problem = sshOptionProblem(option);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+  ).max(32).optional().describe(
+    "Extra ssh -o options as Key=Value, from an allow-list of harmless ones (host keys, algorithms, ProxyJump, …); options that run programs, load code, read other config, forward or that aiterm manages (ProxyCommand, Match, Include, ControlPath, …) are refused: put them in ssh_config",
+  ),
 }).strict().refine((r) => !(r.passphrase !== undefined && r.passphrase_env !== undefined), {
   message: "passphrase and passphrase_env are exclusive",
   path: ["passphrase_env"],

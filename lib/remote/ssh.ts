@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { AppError } from "../errors.ts";
 import { ensurePrivateDir } from "../state/mod.ts";
 import type { RemoteTarget } from "./schema.ts";
+import { sshOptionsProblem } from "./ssh_options.ts";
 
 /** The remote login shell family, from the probe. */
 export type RemoteShell = "posix" | "cmd" | "powershell";
@@ -38,6 +39,11 @@ export interface SshContext {
 /** A prepared destination: argv prefix, child env and the probed shell. */
 export interface PreparedRemote {
   host: string;
+  /**
+   * Names this call's whole destination and credentials (no secret in it): a kept connection or
+   * remote session serves only calls with the same value.
+   */
+  connection: string;
   shell: RemoteShell;
   /** `ssh` argv (without the program) up to and including the host; append the remote command. */
   sshArgs: string[];
@@ -139,10 +145,54 @@ async function askpassHelper(controlDir: string): Promise<string> {
   return path;
 }
 
-/** ssh argv up to and including the host, and the child env. */
-export async function sshInvocation(ctx: SshContext): Promise<{ args: string[]; env: Record<string, string> }> {
+/** A process-wide random key for hashing passphrases (never stored: a hash on disk cannot be brute-forced offline). */
+let secretKey: Promise<CryptoKey> | null = null;
+
+async function secretHash(secret: string): Promise<string> {
+  secretKey ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign"]) as Promise<CryptoKey>;
+  const mac = await crypto.subtle.sign("HMAC", await secretKey, new TextEncoder().encode(secret));
+  return hex(new Uint8Array(mac));
+}
+
+/**
+ * The connection key of one call: every input that decides where ssh goes and how it authenticates
+ * (host, user, port, identity file, ssh options, the extra ssh_config file and the passphrase's
+ * source with an HMAC of its value). Calls share a ControlMaster and a remote aiterm only when it
+ * is equal. Without a passphrase it is the same in every process (so a restarted server finds its
+ * connection); with one it is per process.
+ */
+export async function connectionKey(ctx: SshContext, secret: string | null): Promise<string> {
   const t = ctx.target;
+  const source = secret === null
+    ? null
+    : [t.passphrase_env === undefined ? "value" : `env:${t.passphrase_env}`, await secretHash(secret)];
+  const parts = [
+    t.host,
+    t.user ?? null,
+    t.port ?? null,
+    t.identity_file ?? null,
+    t.ssh_options ?? [],
+    ctx.env.AITERM_SSH_CONFIG || null,
+    source,
+  ];
+  return (await sha256Hex(JSON.stringify(parts))).slice(0, 32);
+}
+
+/** ssh argv up to and including the host, the child env and the connection key. @throws {AppError} INVALID_ARGUMENT */
+export async function sshInvocation(
+  ctx: SshContext,
+): Promise<{ args: string[]; env: Record<string, string>; connection: string }> {
+  const t = ctx.target;
+  // The schema refuses these already; a target rebuilt from a stored record is checked again here.
+  const bad = sshOptionsProblem(t.ssh_options ?? []);
+  if (bad) {
+    throw new AppError("INVALID_ARGUMENT", `remote.ssh_options.${bad.index}: ${bad.problem}`, {
+      data: { field: `remote.ssh_options.${bad.index}` },
+      suggestion: "nothing was run",
+    });
+  }
   const secret = passphraseOf(ctx);
+  const connection = await connectionKey(ctx, secret);
   const env: Record<string, string> = { ...ctx.env };
   delete env[SECRET_VAR];
   delete env.SSH_ASKPASS;
@@ -164,7 +214,8 @@ export async function sshInvocation(ctx: SshContext): Promise<{ args: string[]; 
     "-o",
     "ControlMaster=auto",
     "-o",
-    `ControlPath=${join(ctx.controlDir, "%C")}`,
+    // Our own name, not ssh's %C (host, port, user only): another key or passphrase never rides this one.
+    `ControlPath=${join(ctx.controlDir, `c-${connection}`)}`,
     "-o",
     `ControlPersist=${CONTROL_PERSIST_SECONDS}`,
     "-o",
@@ -179,12 +230,7 @@ export async function sshInvocation(ctx: SshContext): Promise<{ args: string[]; 
   if (t.identity_file !== undefined) args.push("-i", t.identity_file);
   for (const o of t.ssh_options ?? []) args.push("-o", o);
   args.push("-T", "--", t.host);
-  return { args, env };
-}
-
-/** A key for one destination (no secrets in it). */
-export function destinationKey(t: RemoteTarget): string {
-  return JSON.stringify([t.host, t.user ?? null, t.port ?? null, t.identity_file ?? null, t.ssh_options ?? []]);
+  return { args, env, connection };
 }
 
 async function run(
@@ -226,11 +272,16 @@ function connectFailed(host: string, sshError: string): AppError {
 const masters = new Map<string, Promise<void>>();
 const shells = new Map<string, RemoteShell>();
 
-/** Starts (or reuses) the shared connection for this destination. @throws {AppError} REMOTE_CONNECT_FAILED */
-async function ensureMaster(ctx: SshContext, args: string[], env: Record<string, string>): Promise<void> {
+/** Starts (or reuses) the shared connection for this connection key. @throws {AppError} REMOTE_CONNECT_FAILED */
+async function ensureMaster(
+  ctx: SshContext,
+  args: string[],
+  env: Record<string, string>,
+  connection: string,
+): Promise<void> {
   const check = await run([...withoutHost(args), "-O", "check", "--", ctx.target.host], env);
   if (check.code === 0) return;
-  const logFile = join(ctx.controlDir, `master-${await shortHash(destinationKey(ctx.target))}.log`);
+  const logFile = join(ctx.controlDir, `master-${connection.slice(0, 16)}.log`);
   await Deno.writeTextFile(logFile, "", { mode: 0o600 });
   // -f -N: background after authentication; -E: ssh's messages go to a file, so no pipe stays open.
   const start = await run([...withoutHost(args), "-N", "-f", "-E", logFile, "--", ctx.target.host], env);
@@ -244,9 +295,12 @@ function withoutHost(args: string[]): string[] {
   return args.slice(0, args.length - 2);
 }
 
-async function shortHash(s: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s));
-  return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+async function sha256Hex(s: string): Promise<string> {
+  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))));
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Reads the probe output: cmd expands %OS%, PowerShell expands $PSHOME, POSIX shells neither. */
@@ -260,8 +314,12 @@ export function parseProbe(stdout: string): RemoteShell | null {
   return null;
 }
 
-async function probe(ctx: SshContext, args: string[], env: Record<string, string>): Promise<RemoteShell> {
-  const key = destinationKey(ctx.target);
+async function probe(
+  ctx: SshContext,
+  args: string[],
+  env: Record<string, string>,
+  key: string,
+): Promise<RemoteShell> {
   const known = shells.get(key);
   if (known) return known;
   const out = await run([...args, PROBE], env);
@@ -276,18 +334,20 @@ async function probe(ctx: SshContext, args: string[], env: Record<string, string
   return shell;
 }
 
-/** Connects (shared master), probes the shell once per process, and returns what a relay needs. */
+/**
+ * Connects (the master of this connection key, started once and shared by calls with the same key
+ * only), probes the shell once per key and process, and returns what a relay needs.
+ */
 export async function prepareRemote(ctx: SshContext): Promise<PreparedRemote> {
-  const { args, env } = await sshInvocation(ctx);
-  const key = destinationKey(ctx.target);
-  let pending = masters.get(key);
+  const { args, env, connection } = await sshInvocation(ctx);
+  let pending = masters.get(connection);
   if (!pending) {
-    pending = ensureMaster(ctx, args, env).finally(() => masters.delete(key));
-    masters.set(key, pending);
+    pending = ensureMaster(ctx, args, env, connection).finally(() => masters.delete(connection));
+    masters.set(connection, pending);
   }
   await pending;
-  const shell = await probe(ctx, args, env);
-  return { host: ctx.target.host, shell, sshArgs: args, childEnv: env };
+  const shell = await probe(ctx, args, env, connection);
+  return { host: ctx.target.host, connection, shell, sshArgs: args, childEnv: env };
 }
 
 const SAFE_ARG = /^[A-Za-z0-9_.:=\/-]+$/;

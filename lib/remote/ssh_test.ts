@@ -1,6 +1,6 @@
-import { assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
 import type { AppError } from "../errors.ts";
-import { controlDirFor, controlDirProblem, parseProbe, remoteCommand } from "./ssh.ts";
+import { controlDirFor, controlDirProblem, parseProbe, remoteCommand, sshInvocation } from "./ssh.ts";
 
 Deno.test("parseProbe tells POSIX, cmd and PowerShell apart and ignores profile noise", () => {
   assertEquals(parseProbe("motd line\naiterm-probe %OS%\n"), "posix");
@@ -69,5 +69,59 @@ Deno.test("controlDirFor creates the control directory 0700 and refuses one with
     }
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("connection keys differ for every credential difference and never hold the passphrase", async () => {
+  const controlDir = await Deno.makeTempDir();
+  try {
+    const env = { HOME: "/nonexistent", AITERM_PP_A: "secret-a", AITERM_PP_B: "secret-b" };
+    const keyOf = async (target: Record<string, unknown>, extraEnv: Record<string, string> = {}) => {
+      const inv = await sshInvocation({
+        target: { host: "h", ...target } as never,
+        controlDir,
+        env: { ...env, ...extraEnv },
+      });
+      const path = inv.args.find((a) => a.startsWith("ControlPath="));
+      assertEquals(path, `ControlPath=${controlDir}/c-${inv.connection}`);
+      return inv.connection;
+    };
+    const base = await keyOf({ user: "u", port: 22, identity_file: "/k1" });
+    assertEquals(await keyOf({ user: "u", port: 22, identity_file: "/k1" }), base, "same destination, same key");
+    const variants: [string, Record<string, unknown>, Record<string, string>?][] = [
+      ["identity file", { user: "u", port: 22, identity_file: "/k2" }],
+      ["no identity file", { user: "u", port: 22 }],
+      ["options", { user: "u", port: 22, identity_file: "/k1", ssh_options: ["IdentitiesOnly=yes"] }],
+      ["passphrase", { user: "u", port: 22, identity_file: "/k1", passphrase: "secret-a" }],
+      ["other passphrase", { user: "u", port: 22, identity_file: "/k1", passphrase: "secret-b" }],
+      ["passphrase from env", { user: "u", port: 22, identity_file: "/k1", passphrase_env: "AITERM_PP_A" }],
+      ["other env var", { user: "u", port: 22, identity_file: "/k1", passphrase_env: "AITERM_PP_B" }],
+      ["ssh config", { user: "u", port: 22, identity_file: "/k1" }, { AITERM_SSH_CONFIG: "/etc/other" }],
+      ["user", { user: "v", port: 22, identity_file: "/k1" }],
+      ["port", { user: "u", port: 23, identity_file: "/k1" }],
+      ["host", { host: "h2", user: "u", port: 22, identity_file: "/k1" }],
+    ];
+    const seen = new Set([base]);
+    for (const [why, target, extraEnv] of variants) {
+      const k = await keyOf(target, extraEnv);
+      assert(!seen.has(k), `${why}: shares a connection key`);
+      seen.add(k);
+      for (const secret of ["secret-a", "secret-b"]) assert(!k.includes(secret));
+    }
+    // The same passphrase again: the same key within this process (the kept connection is reused).
+    assertEquals(
+      await keyOf({ user: "u", port: 22, identity_file: "/k1", passphrase: "secret-a" }),
+      await keyOf({ user: "u", port: 22, identity_file: "/k1", passphrase: "secret-a" }),
+    );
+    // A refused option never yields an argv, even when the schema was bypassed (a stored record).
+    const err = await sshInvocation({
+      target: { host: "h", ssh_options: ["ProxyCommand=touch /tmp/x"] } as never,
+      controlDir,
+      env,
+    }).catch((e) => e as AppError);
+    assertEquals((err as AppError).code, "INVALID_ARGUMENT");
+    assertStringIncludes((err as AppError).message, "ProxyCommand");
+  } finally {
+    await Deno.remove(controlDir, { recursive: true });
   }
 });

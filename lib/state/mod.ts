@@ -1,4 +1,4 @@
 /** State on disk: the owner-only root and atomic files. */
-export { ensurePrivateDir } from "./private_dir.ts";
+export { ensurePrivateDir, privateDirProblem } from "./private_dir.ts";
 export { createExclusiveJson, readJsonFile, writeFileAtomic, writeJsonAtomic } from "./atomic.ts";
 export { StateLayout } from "./layout.ts";

@@ -13,6 +13,8 @@ import { waitingAtOwnPrompt } from "./foreground.ts";
 import { watchLog } from "./log_watch.ts";
 import { readLog } from "./output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
+import type { Program } from "./linear_regex.ts";
+import { UntilWatch } from "./until.ts";
 
 /** How completion was decided. */
 export type Via = "exit" | "closed" | "sentinel" | "until" | "shell_integration" | "quiescent" | "nested" | "timeout";
@@ -42,19 +44,23 @@ export interface WaitSpec {
   untilFrom: number;
   /** The last send (marks and sentinels are looked for after its cursor). */
   lastSend: LastSend | null;
-  until: string | null;
-  untilRegex: RegExp | null;
+  /** The compiled `until` (literal or regex; see ./until.ts), matched in new output only. */
+  until: Program | null;
   timeoutMs: number;
   signal: AbortSignal;
   progress?: (elapsedMs: number, totalMs: number) => Promise<void>;
   /** Applies log retention (called about once a tick while waiting). */
   prune?: () => Promise<void>;
+  /** Checks the log writer and restarts it if it stopped (called about twice a second while waiting). */
+  checkWriter?: () => Promise<void>;
   /** Whether the session's files still exist (false after pty_close). */
   sessionFilesExist: () => Promise<boolean>;
 }
 
 const QUIET_MS = 150;
+const WRITER_CHECK_MS = 500;
 const TICK_MS = 100;
+const UNTIL_TICK_MS = 250;
 const SCAN_CHUNK = 1 << 20;
 const CARRY = 4096;
 
@@ -65,10 +71,6 @@ class Scanner {
   #decoder = new TextDecoder();
   constructor(from: number) {
     this.offset = from;
-  }
-  /** Replaces the carried-over text (after the echo line was skipped). */
-  setCarry(text: string): void {
-    this.#carry = text.slice(-CARRY);
   }
   /** Reads what is new and returns the text window (carry + new). */
   async pull(dir: string, segmentBytes: number): Promise<{ window: string; grew: boolean }> {
@@ -89,7 +91,10 @@ class Scanner {
   }
 }
 
-/** Waits for the command to complete (see module doc). Never throws for a timeout. */
+/**
+ * Waits for the command to complete (see module doc). A timeout is a verdict, not an error.
+ * @throws {AppError} REGEX_TIMEOUT when the wait ended while `until` had new output left to examine
+ */
 export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   const start = performance.now();
   const elapsed = () => Math.round(performance.now() - start);
@@ -101,17 +106,17 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   const sentinel = spec.lastSend?.nonce && spec.lastSend.mark_dialect
     ? dialectById(spec.lastSend.mark_dialect).sentinelPattern(spec.lastSend.nonce)
     : null;
-  const strict = sentinel !== null || spec.until !== null || spec.untilRegex !== null;
+  const strict = sentinel !== null || spec.until !== null;
   const markScan = new Scanner(spec.lastSend?.cursor ?? 0);
-  const untilScan = new Scanner(spec.untilFrom);
   // The echo of the sent line is not new output: until starts after the first newline following the send.
   const skipEcho = spec.lastSend !== null && spec.untilFrom === spec.lastSend.cursor;
-  let echoSkipped = !skipEcho;
+  const untilWatch = spec.until ? new UntilWatch(spec.until, spec.untilFrom, skipEcho) : null;
   let lastGrowth = performance.now();
   let candidate: { pid: number; name: string; since: number } | null = null;
   let lastProgress = 0;
   let pane: Awaited<ReturnType<Multiplexer["paneInfo"]>> = null;
   let paneAt = 0;
+  let writerAt = performance.now();
   using waker = watchLog(spec.logDir, TICK_MS, spec.signal);
   for (;;) {
     // Log evidence first: it is about the last send, and reading files is cheaper than asking tmux.
@@ -123,18 +128,12 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
         const m = stripControl(marks.window).match(sentinel);
         if (m) return done({ is_complete: true, via: "sentinel", exit_status: Number(m[1]) });
       }
-      // 3. until, in new output only
-      if (spec.until !== null || spec.untilRegex !== null) {
-        let raw = (await untilScan.pull(spec.logDir, spec.segmentBytes)).window;
-        if (!echoSkipped) {
-          const nl = raw.indexOf("\n");
-          raw = nl >= 0 ? raw.slice(nl + 1) : "";
-          echoSkipped = nl >= 0;
-          if (echoSkipped) untilScan.setCarry(raw);
+      // 3. until, in new output only (linear time, yielding; at most UNTIL_TICK_MS of matching per tick)
+      if (untilWatch) {
+        const stopAt = Math.min(start + spec.timeoutMs, performance.now() + UNTIL_TICK_MS);
+        if (await untilWatch.check(spec.logDir, spec.segmentBytes, stopAt, spec.signal)) {
+          return done({ is_complete: true, via: "until", exit_status: null });
         }
-        const fresh = stripControl(raw);
-        const hit = spec.untilRegex ? spec.untilRegex.test(fresh) : fresh.includes(spec.until!);
-        if (hit) return done({ is_complete: true, via: "until", exit_status: null });
       }
       if (!strict && spec.integration === "osc133") {
         const all = [...marks.window.matchAll(COMMAND_END_MARK)];
@@ -153,6 +152,10 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       pane = await spec.mux.paneInfo(spec.sessionId);
       paneAt = performance.now();
       await spec.prune?.();
+      if (spec.checkWriter && paneAt - writerAt >= WRITER_CHECK_MS) {
+        writerAt = paneAt;
+        await spec.checkWriter();
+      }
     }
     if (!pane || pane.paneDead) {
       return done({ is_complete: true, via: (await spec.sessionFilesExist()) ? "exit" : "closed", exit_status: null });
@@ -187,6 +190,8 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     }
     const t = elapsed();
     if (t >= spec.timeoutMs) {
+      // Output the matcher has not examined yet may hold the text: say so instead of "timeout".
+      if (untilWatch && untilWatch.behind > 0) throw untilWatch.timeoutError(spec.timeoutMs);
       return done({
         is_complete: false,
         via: "timeout",

@@ -1,11 +1,12 @@
 /** The terminal layer's way in. */
 export { Terminal } from "./terminal.ts";
-export type { OpenInput, OpenResult, SendInput, SendResult, SessionRow, TerminalDeps } from "./terminal.ts";
+export type { KeyResult, OpenInput, OpenResult, SendInput, SendResult, SessionRow, TerminalDeps } from "./terminal.ts";
 export { keyNames, resolveKey } from "./keys.ts";
 export { sanitizeInput } from "./sanitize.ts";
 export { assertInputSize, CHUNK_BYTES, INPUT_LIMIT_BYTES, utf8Chunks } from "./chunks.ts";
 export { SESSION_ID_PATTERN } from "./session_meta.ts";
 export { formatRead, MAX_TIMEOUT_S, readSession } from "./read.ts";
 export type { ReadInput, ReadResult } from "./read.ts";
+export { MAX_UNTIL_CHARS } from "./linear_regex.ts";
 export { observeSession } from "./observe.ts";
 export type { ObserveResult } from "./observe.ts";

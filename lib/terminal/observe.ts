@@ -71,6 +71,7 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
     });
   }
   if (!live || live.paneDead) {
+    if (!live && meta) await terminal.throwIfServerGone(id, "observe");
     return {
       session_id: id,
       exists: true,

@@ -6,16 +6,18 @@ import { AppError } from "../errors.ts";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
-import { completeUtf8Prefix, leadingContinuationBytes, logExtent, readLog } from "./output_log.ts";
+import { compileUntil } from "./linear_regex.ts";
+import { logExtent, type LogSlice } from "./output_log.ts";
+import { findLine, fitTail, MAX_PAGE_TEXT_BYTES, readBytePage, readLinePage, type Rendered } from "./read_page.ts";
 import { reduceOutput, stripControl } from "./reduce/mod.ts";
+import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
 import type { Terminal } from "./terminal.ts";
+import type { LastSend } from "./last_send.ts";
 
 /** The longest wait a read accepts; larger values are clamped. */
 export const MAX_TIMEOUT_S = 600;
-/** The most log bytes one incremental read returns (the rest is `has_more`). */
+/** The most log bytes one folded (reduced) read looks at (the rest is `has_more`). */
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
-/** The most log bytes `full` and `line_range` look at (the newest ones). */
-export const MAX_FULL_BYTES = 8 * 1024 * 1024;
 
 /** Input of {@link readSession}. */
 export interface ReadInput {
@@ -44,6 +46,8 @@ export interface ReadResult {
   next_cursor: number | null;
   end: number | null;
   has_more: boolean;
+  /** line_range: the first line not returned yet, when more of the range follows. */
+  next_line: number | null;
   truncated: boolean;
   is_complete: boolean | null;
   via: Completion["via"] | null;
@@ -51,6 +55,8 @@ export interface ReadResult {
   waited_ms: number | null;
   timeout_used: number | null;
   hint: string | null;
+  /** `CODE: sentence` lines about the log itself (LOG_WRITER_RESTARTED, LOG_WRITER_DOWN, LOG_SEGMENT_MISSING). */
+  warnings: string[];
 }
 
 function parseLineRange(spec: string): { lo: number; hi: number | null } {
@@ -74,10 +80,12 @@ function parseLineRange(spec: string): { lo: number; hi: number | null } {
   return { lo, hi };
 }
 
-function hideSentinel(text: string, suffix: string | null): string {
-  let out = suffix ? text.split(suffix).join("") : text;
-  out = out.replace(/^__AITERM_[0-9a-f]{8,}_-?\d+__\r?$\n?/gm, "");
-  return out;
+/** Hides sentinel lines and the typed sentinel suffix; `keepLines` blanks a sentinel line instead of removing it. */
+function hideSentinel(text: string, suffix: string | null, keepLines = false): string {
+  const out = suffix ? text.split(suffix).join("") : text;
+  return keepLines
+    ? out.replace(/^__AITERM_[0-9a-f]{8,}_-?\d+__\r?$/gm, "")
+    : out.replace(/^__AITERM_[0-9a-f]{8,}_-?\d+__\r?$\n?/gm, "");
 }
 
 /**
@@ -97,16 +105,8 @@ export async function readSession(
     });
   }
   const range = input.line_range ? parseLineRange(input.line_range) : null;
-  let untilRegex: RegExp | null = null;
-  if (input.until && input.until_regex) {
-    try {
-      untilRegex = new RegExp(input.until, "m");
-    } catch (err) {
-      throw new AppError("INVALID_ARGUMENT", `Cannot use until as a regex: ${(err as Error).message}`, {
-        data: { field: "until" },
-      });
-    }
-  }
+  // Compiled (and refused when invalid, too long or backtracking-only) before anything is read or waited for.
+  const until = input.until ? compileUntil(input.until, input.until_regex === true) : null;
   const meta = await terminal.meta(id);
   const live = meta ? null : await terminal.mux.paneInfo(id);
   if (!meta && !live) {
@@ -122,6 +122,11 @@ export async function readSession(
   const cursorFile = layout.sessionCursor(id);
   const saved = meta ? (await readJsonFile<{ cursor: number }>(cursorFile).catch(() => null))?.cursor ?? 0 : 0;
   const start = input.cursor ?? saved;
+  // The log writer is checked (and restarted if it stopped) before reading, and while waiting.
+  const writerEvents: WriterEvent[] = [];
+  const noteWriter = (e: WriterEvent | null) =>
+    void (e && e.code !== writerEvents.at(-1)?.code && writerEvents.push(e));
+  if (meta) noteWriter(await terminal.logs.check(meta, { floor: Math.max(saved, lastSend?.cursor ?? 0) }));
 
   let completion: Completion | null = null;
   const timeoutS = Math.min(Math.max(input.timeout ?? 10, 0), MAX_TIMEOUT_S);
@@ -136,12 +141,12 @@ export async function readSession(
       // "New output": what the last send caused, unless the caller named a cursor.
       untilFrom: input.cursor ?? Math.max(start, lastSend?.cursor ?? 0),
       lastSend,
-      until: input.until && !untilRegex ? input.until : null,
-      untilRegex,
+      until,
       timeoutMs: timeoutS * 1000,
       signal: signal ?? new AbortController().signal,
       ...(progress ? { progress } : {}),
       ...(meta ? { prune: () => terminal.prune(meta) } : {}),
+      ...(meta ? { checkWriter: async () => noteWriter(await terminal.logs.check(meta, { backoff: true })) } : {}),
       sessionFilesExist: async () => (await Deno.stat(layout.sessionDir(id)).catch(() => null)) !== null,
     });
   }
@@ -152,6 +157,10 @@ export async function readSession(
     ? false
     : await terminal.mux.paneInfo(id).then((p) => p !== null && !p.paneDead);
   const ended = !alive;
+  // A session aiterm opened that ended under a wait or a screen read: say so if the whole server is gone.
+  if (ended && meta && (completion || input.screen)) {
+    await terminal.throwIfServerGone(id, input.screen ? "show the screen of" : "wait on");
+  }
   const base = {
     session_id: id,
     state: ended ? "ended" as const : "running" as const,
@@ -161,6 +170,7 @@ export async function readSession(
     waited_ms: completion?.waited_ms ?? null,
     timeout_used: completion ? timeoutS : null,
     hint: completion?.hint ?? null,
+    warnings: readWarnings(writerEvents, []),
   };
 
   if (input.screen) {
@@ -170,18 +180,22 @@ export async function readSession(
       });
     }
     const shot = await terminal.mux.capture(id, input.lines ? { scrollback: input.lines } : {});
-    const text = input.raw ? shot : shot.replace(/\s+$/, "");
+    // A long scrollback keeps its newest lines that fit one result.
+    const fit = fitTail(input.raw ? shot : shot.replace(/\s+$/, ""));
     return {
       ...base,
       view: "screen",
-      text,
-      meta: null,
+      text: fit.text,
+      meta: fit.dropped
+        ? `[aiterm ${id}: the oldest ${fit.dropped} lines are left out (1 MiB result limit); ask for fewer lines]`
+        : null,
       reducer: null,
       cursor: null,
       next_cursor: null,
       end: null,
       has_more: false,
-      truncated: false,
+      next_line: null,
+      truncated: fit.dropped > 0,
     };
   }
   if (!logDir) {
@@ -192,55 +206,20 @@ export async function readSession(
 
   const ext = await logExtent(logDir, seg);
   const whole = input.full || range !== null;
-  const fullFrom = input.full && input.cursor != null ? input.cursor : Math.max(ext.start, ext.end - MAX_FULL_BYTES);
-  const from = whole ? fullFrom : start;
-  const slice = await readLog(logDir, seg, from, whole ? MAX_FULL_BYTES : MAX_READ_BYTES);
-  let bytes = slice.bytes;
-  let textStart = slice.from;
-  const skip = (whole || slice.truncated || input.cursor != null) ? leadingContinuationBytes(bytes) : 0;
-  bytes = bytes.subarray(skip);
-  textStart += skip;
-  const keep = completeUtf8Prefix(bytes);
-  const nextCursor = textStart + keep;
-  let text = new TextDecoder().decode(bytes.subarray(0, keep));
-  text = hideSentinel(text, lastSend?.mark_suffix ?? null);
-
-  let view: ReadResult["view"] = input.full ? "full" : range ? "line_range" : "log";
-  let out: string;
-  let metaLine: string | null = null;
-  let reducer: string | null = null;
-  if (range) {
-    const all = stripControl(text).split("\n");
-    out = all.slice(range.lo - 1, range.hi ?? undefined).join("\n");
-    view = "line_range";
-    metaLine = `[aiterm ${id}: lines ${range.lo}-${Math.min(range.hi ?? all.length, all.length)} of ${all.length}]`;
-  } else {
-    if (input.lines && input.lines > 0) {
-      const ls = text.split("\n");
-      if (ls.length > input.lines + 1) text = ls.slice(-(input.lines + (text.endsWith("\n") ? 1 : 0))).join("\n");
-    }
-    if (input.raw) {
-      out = text;
-    } else {
-      // The echo of aiterm's own multi-line wrapper says nothing the caller did not send: show a marker.
-      for (const id of ["posix", "pwsh"] as const) {
-        text = text.replace(dialectById(id).scriptEchoPattern, "⟨aiterm multi-line script⟩");
-      }
-      const r = reduceOutput(text, {
-        sessionId: id,
-        command: lastSend && lastSend.cursor >= textStart ? lastSend.text : null,
-        elide: !input.full,
-      });
-      // The fold marker names lines of the unfolded view of exactly this text: full=true from the same
-      // cursor reproduces that view.
-      out = r.text.replace(
-        /pty_read full=true for all, line_range="\d+:\d+" for these/g,
-        `pty_read cursor=${textStart} full=true shows them`,
-      );
-      metaLine = r.meta;
-      reducer = r.reducer;
-    }
-  }
+  // The saved cursor is past the end: the log's newest part was deleted (and no writer could be restarted).
+  const shrank = !whole && input.cursor == null && start > ext.end;
+  const suffix = lastSend?.mark_suffix ?? null;
+  const page = range
+    ? await readLineRange({ dir: logDir, segmentBytes: seg, id, range, base: input.cursor ?? ext.start, suffix })
+    : await readLogPage({
+      dir: logDir,
+      segmentBytes: seg,
+      id,
+      input,
+      from: input.full ? input.cursor ?? ext.start : start,
+      lastSend,
+    });
+  const { slice, nextCursor } = page;
   if (input.cursor == null && !range) {
     await writeJsonAtomic(cursorFile, { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor }).catch(
       () => {},
@@ -248,19 +227,129 @@ export async function readSession(
   }
   return {
     ...base,
-    view,
-    text: out,
-    meta: metaLine,
-    reducer,
-    cursor: whole
-      ? textStart
-      : Math.min(start, ext.end) < ext.start
-      ? ext.start
-      : Math.min(Math.max(textStart, 0), ext.end),
+    view: input.full ? "full" : range ? "line_range" : "log",
+    text: page.text,
+    meta: page.meta,
+    reducer: page.reducer,
+    cursor: page.textStart,
     next_cursor: nextCursor,
     end: slice.end,
-    has_more: nextCursor < slice.end,
-    truncated: slice.truncated,
+    has_more: page.hasMore,
+    next_line: page.nextLine,
+    truncated: page.truncated || shrank || writerEvents.some((e) => e.code === "LOG_WRITER_RESTARTED"),
+    warnings: readWarnings(writerEvents, [
+      ...slice.gaps,
+      ...(shrank ? [{ from: ext.end, to: start, code: "LOG_SEGMENT_MISSING" as const }] : []),
+    ]),
+  };
+}
+
+/** One page of the log in a read's view. */
+interface LogPage extends Rendered {
+  slice: LogSlice;
+  textStart: number;
+  nextCursor: number;
+  hasMore: boolean;
+  nextLine: number | null;
+  truncated: boolean;
+}
+
+/**
+ * The folded, full or raw view of one page from `from`: folded reads look at up to 4 MiB, full and
+ * raw pages at what fits one result; every page is cut until its text fits (see read_page.ts).
+ */
+async function readLogPage(o: {
+  dir: string;
+  segmentBytes: number;
+  id: string;
+  input: ReadInput;
+  from: number;
+  lastSend: LastSend | null;
+}): Promise<LogPage> {
+  const { input, lastSend } = o;
+  const render = (raw: string, textStart: number): Rendered => {
+    let text = hideSentinel(raw, lastSend?.mark_suffix ?? null);
+    if (input.lines && input.lines > 0) {
+      const ls = text.split("\n");
+      if (ls.length > input.lines + 1) text = ls.slice(-(input.lines + (text.endsWith("\n") ? 1 : 0))).join("\n");
+    }
+    if (input.raw) return { text, meta: null, reducer: null };
+    // The echo of aiterm's own multi-line wrapper says nothing the caller did not send: show a marker.
+    for (const d of ["posix", "pwsh"] as const) {
+      text = text.replace(dialectById(d).scriptEchoPattern, "⟨aiterm multi-line script⟩");
+    }
+    const r = reduceOutput(text, {
+      sessionId: o.id,
+      command: lastSend && lastSend.cursor >= textStart ? lastSend.text : null,
+      elide: !input.full,
+    });
+    // The fold marker names lines of the unfolded view of exactly this text: full=true from the same
+    // cursor reproduces that view.
+    const folded = r.text.replace(
+      /pty_read full=true for all, line_range="\d+:\d+" for these/g,
+      `pty_read cursor=${textStart} full=true shows them`,
+    );
+    return { text: folded, meta: r.meta, reducer: r.reducer };
+  };
+  const p = await readBytePage({
+    dir: o.dir,
+    segmentBytes: o.segmentBytes,
+    from: o.from,
+    maxBytes: input.full || input.raw ? MAX_PAGE_TEXT_BYTES : MAX_READ_BYTES,
+    alignStart: input.full === true || input.cursor != null,
+    wholeLines: !input.raw,
+    render,
+  });
+  return { ...p, hasMore: p.nextCursor < p.slice.end, nextLine: null, truncated: p.slice.truncated };
+}
+
+/**
+ * Lines `range` of the log, counted from `base` (the first byte kept, or the caller's cursor), as
+ * many as fit one result; the meta line says how to continue.
+ */
+async function readLineRange(o: {
+  dir: string;
+  segmentBytes: number;
+  id: string;
+  range: { lo: number; hi: number | null };
+  base: number;
+  suffix: string | null;
+}): Promise<LogPage> {
+  const { lo, hi } = o.range;
+  const at = await findLine(o.dir, o.segmentBytes, o.base, lo);
+  const count = hi === null ? null : hi - lo + 1;
+  const p = await readLinePage({
+    dir: o.dir,
+    segmentBytes: o.segmentBytes,
+    from: at.offset,
+    count,
+    render: (text) => stripControl(hideSentinel(text, o.suffix, true)).split("\n"),
+  });
+  const shown = p.complete + (p.cutLine ? 1 : 0);
+  const last = lo + shown - 1;
+  const atEnd = p.nextCursor >= p.slice.end;
+  const hasMore = !atEnd && (count === null || p.complete < count);
+  const nextLine = hasMore && !p.cutLine ? lo + p.complete : null;
+  const tag = `[aiterm ${o.id}:`;
+  const meta = shown === 0
+    ? `${tag} no line ${lo}; the log has ${at.found ? lo - 1 : at.lines} lines]`
+    : p.cutLine
+    ? `${tag} line ${last} is longer than one result; it continues at cursor=${p.nextCursor} (pty_read cursor=${p.nextCursor} line_range="1:" counts lines from there)]`
+    : hasMore
+    ? `${tag} lines ${lo}-${last}; more: line_range="${nextLine}:${hi ?? ""}"]`
+    : atEnd
+    ? `${tag} lines ${lo}-${last} of ${last}]`
+    : `${tag} lines ${lo}-${last}]`;
+  return {
+    text: p.lines.join("\n"),
+    meta,
+    reducer: null,
+    slice: p.slice,
+    textStart: p.textStart,
+    nextCursor: p.nextCursor,
+    hasMore,
+    nextLine,
+    truncated: at.truncated || p.slice.truncated,
   };
 }
 
@@ -282,5 +371,6 @@ export function formatRead(r: ReadResult): string {
   } else if (cur || r.state === "ended") {
     parts.push(`[${cur.trim()}${r.state === "ended" ? " session ended" : ""}]`);
   }
+  for (const w of r.warnings ?? []) parts.push(`[warning: ${w}]`);
   return parts.filter((p) => p !== "").join("\n");
 }

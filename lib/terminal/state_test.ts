@@ -23,7 +23,7 @@ Deno.test("writeJsonAtomic() leaves no temp file and mode 0600", async () => {
   }
 });
 
-Deno.test("ensurePrivateDir() creates 0700, tightens loose bits and refuses a symlink", async () => {
+Deno.test("ensurePrivateDir() creates 0700, removes read bits, refuses write bits and a symlink unchanged", async () => {
   const dir = await Deno.makeTempDir();
   try {
     ensurePrivateDir(`${dir}/a/b`);
@@ -31,47 +31,104 @@ Deno.test("ensurePrivateDir() creates 0700, tightens loose bits and refuses a sy
     Deno.chmodSync(`${dir}/a/b`, 0o755);
     ensurePrivateDir(`${dir}/a/b`);
     assertEquals((Deno.statSync(`${dir}/a/b`).mode ?? 0) & 0o777, 0o700);
+    for (const mode of [0o777, 0o720, 0o702, 0o1777]) {
+      Deno.chmodSync(`${dir}/a/b`, mode);
+      const err = await assertRejects(() => ensurePrivateDir(`${dir}/a/b`));
+      assert(err instanceof AppError && err.code === "STATE_ROOT_UNSAFE", `mode ${mode.toString(8)}: ${err}`);
+      assertEquals((Deno.statSync(`${dir}/a/b`).mode ?? 0) & 0o7777, mode, "the mode was changed");
+    }
+    Deno.chmodSync(`${dir}/a/b`, 0o700);
     Deno.symlinkSync(`${dir}/a/b`, `${dir}/link`);
     const err = await assertRejects(() => ensurePrivateDir(`${dir}/link`));
-    assert(err instanceof AppError && err.code === "STATE_ROOT_INVALID");
+    assert(err instanceof AppError && err.code === "STATE_ROOT_UNSAFE");
+    Deno.writeTextFileSync(`${dir}/file`, "");
+    const notDir = await assertRejects(() => ensurePrivateDir(`${dir}/file`));
+    assert(notDir instanceof AppError && notDir.code === "STATE_ROOT_INVALID");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("the send lock serialises holders, and a dead owner's lock is SEND_LOCK_STALE, not taken over", async () => {
+Deno.test("the send lock serialises holders; a dead owner's lock is taken over (or SEND_LOCK_STALE), a live one never", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const path = `${dir}/send.lock`;
     const order: string[] = [];
-    await Promise.all([
-      withSendLock(path, { sessionId: "s" }, async () => {
-        order.push("a-start");
+    const holds = await Promise.all(["a", "b"].map((who) =>
+      withSendLock(path, { sessionId: "s" }, async (hold) => {
+        order.push(`${who}-start`);
         await new Promise((r) => setTimeout(r, 50));
-        order.push("a-end");
-      }),
-      withSendLock(path, { sessionId: "s" }, async () => {
-        order.push("b-start");
-        await new Promise((r) => setTimeout(r, 50));
-        order.push("b-end");
-      }),
-    ]);
+        order.push(`${who}-end`);
+        return hold;
+      })
+    ));
     const joined = order.join(",");
     assert(joined === "a-start,a-end,b-start,b-end" || joined === "b-start,b-end,a-start,a-end", `overlap: ${joined}`);
-    // A lock left by a process that has exited.
+    assertEquals(holds.map((h) => h.recoveredStaleLock), [false, false]);
+    assertEquals(holds.map((h) => h.waited).sort(), [false, true]);
+    assertEquals(await readJsonFile(path), null);
+    // A record left by a process that has exited (an older aiterm, or one SIGKILLed mid-send).
     const child = new Deno.Command("true").spawn();
     const { success } = await child.status;
     assert(success);
     await Deno.writeTextFile(path, JSON.stringify({ pid: child.pid, identity: null, token: "x", at: "" }));
-    const err = await assertRejects(() => withSendLock(path, { sessionId: "s" }, () => Promise.resolve()));
+    const err = await assertRejects(() =>
+      withSendLock(path, { sessionId: "s", takeover: false }, () => Promise.resolve())
+    );
     assert(err instanceof AppError && err.code === "SEND_LOCK_STALE");
     assertEquals(await readJsonFile<{ token: string }>(path).then((r) => r?.token), "x");
-    // A live owner that keeps it: SEND_LOCK_BUSY after the timeout.
-    await Deno.writeTextFile(path, JSON.stringify({ pid: Deno.pid, identity: null, token: "y", at: "" }));
-    const busy = await assertRejects(() =>
-      withSendLock(path, { sessionId: "s", timeoutMs: 50 }, () => Promise.resolve())
-    );
-    assert(busy instanceof AppError && busy.code === "SEND_LOCK_BUSY");
+    const taken = await withSendLock(path, { sessionId: "s" }, (hold) => Promise.resolve(hold));
+    assertEquals([taken.recoveredStaleLock, taken.staleOwnerPid], [true, child.pid]);
+    assertEquals(await readJsonFile(path), null, "the taken-over lock is released like any other");
+    // The same pid with another start identity is another process: taken over too.
+    await Deno.writeTextFile(path, JSON.stringify({ pid: Deno.pid, identity: "linux:1", token: "z", at: "" }));
+    assert((await withSendLock(path, { sessionId: "s" }, (h) => Promise.resolve(h))).recoveredStaleLock);
+    // A live owner's record without its flock (an older aiterm holding it): SEND_LOCK_BUSY, never removed.
+    const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
+    try {
+      await Deno.writeTextFile(path, JSON.stringify({ pid: sleeper.pid, identity: null, token: "y", at: "" }));
+      const busy = await assertRejects(() =>
+        withSendLock(path, { sessionId: "s", timeoutMs: 50 }, () => Promise.resolve())
+      );
+      assert(busy instanceof AppError && busy.code === "SEND_LOCK_BUSY");
+      assertEquals(await readJsonFile<{ token: string }>(path).then((r) => r?.token), "y");
+    } finally {
+      sleeper.kill("SIGKILL");
+      await sleeper.status;
+      await Deno.remove(path);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a send lock held by a live process is busy; SIGKILL of that process makes it taken over", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/send.lock`;
+    const lockModule = new URL("./send_lock.ts", import.meta.url).href;
+    const code = `import { withSendLock } from ${JSON.stringify(lockModule)};
+await withSendLock(${JSON.stringify(path)}, { sessionId: "s" }, async () => {
+  await Deno.writeTextFile(${JSON.stringify(`${dir}/held`)}, "");
+  await new Promise((r) => setTimeout(r, 60_000));
+});`;
+    const holder = new Deno.Command(Deno.execPath(), { args: ["eval", code], stdout: "null", stderr: "null" }).spawn();
+    try {
+      for (let i = 0; i < 400 && !(await Deno.stat(`${dir}/held`).then(() => true, () => false)); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const busy = await assertRejects(() =>
+        withSendLock(path, { sessionId: "s", timeoutMs: 100 }, () => Promise.resolve())
+      );
+      assert(busy instanceof AppError && busy.code === "SEND_LOCK_BUSY");
+      assertEquals((busy as AppError).data?.owner_pid, holder.pid);
+    } finally {
+      holder.kill("SIGKILL");
+      await holder.status;
+    }
+    const hold = await withSendLock(path, { sessionId: "s" }, (h) => Promise.resolve(h));
+    assertEquals([hold.recoveredStaleLock, hold.staleOwnerPid], [true, holder.pid]);
+    assertEquals(await readJsonFile(path), null);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -14,11 +14,13 @@ import {
   integratedShell,
   outputSinkCommand,
   posixQuote,
+  sweepScratch,
 } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import { assertInputSize, utf8Chunks } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
 import { watchLog } from "./log_watch.ts";
+import { LogSupervisor } from "./log_supervisor.ts";
 import { logExtent, pruneLog, readLog } from "./output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
 import { readSendLock, withSendLock } from "./send_lock.ts";
@@ -80,6 +82,30 @@ export interface SendResult {
   log_cursor: number;
   /** Whether an end sentinel was appended (pty_read wait:true then completes on it). */
   marked: boolean;
+  /** A send lock left by a process that died was taken over: that earlier send may have been partly typed. */
+  recovered_stale_lock: boolean;
+}
+
+/** Receipt of {@link Terminal.key}. */
+export interface KeyResult {
+  session_id: string;
+  /** The canonical key name pressed. */
+  key: string;
+  /** As in {@link SendResult.recovered_stale_lock}. */
+  recovered_stale_lock: boolean;
+}
+
+/** What {@link Terminal.send} decided to type (before taking the lock, again after waiting for it). */
+interface SendPlan {
+  meta: SessionMeta | null;
+  live: MuxSession;
+  /** The text without trailing newlines (recorded as the last command). */
+  body: string;
+  mode: SendResult["mode"];
+  nonce: string | null;
+  markDialect: "posix" | "pwsh" | null;
+  suffix: string | null;
+  chunks: Uint8Array[];
 }
 
 /** One row of {@link Terminal.list}. */
@@ -109,12 +135,16 @@ export class Terminal {
   readonly #layout: StateLayout;
   readonly #env: Record<string, string>;
   readonly #defaultCwd: string;
+  #swept: Promise<number> | null = null;
+  /** Log writer liveness and retention for every session (lib/terminal/log_supervisor.ts). */
+  readonly logs: LogSupervisor;
 
   constructor(deps: TerminalDeps) {
     this.#mux = deps.mux;
     this.#layout = deps.layout;
     this.#env = deps.env;
     this.#defaultCwd = deps.defaultCwd;
+    this.logs = new LogSupervisor({ mux: deps.mux, layout: deps.layout });
   }
 
   get mux(): Multiplexer {
@@ -291,6 +321,7 @@ export class Terminal {
         cwd: meta.cwd,
         argv: launch.argv,
         env: launch.env,
+        privateDir: this.#layout.sessionDir(meta.id),
         width: 200,
         height: 50,
         outputSink: outputSinkCommand(this.#layout.sessionLogDir(meta.id), meta.segment_bytes),
@@ -314,9 +345,25 @@ export class Terminal {
     return this.#layout.sessionDir(id);
   }
 
-  /** Runs `fn` under the session's send lock (shared with pty_send and pty_key). */
+  /**
+   * Runs `fn` under the session's send lock (shared with pty_send and pty_key). A lock left by a
+   * process that died is not taken over here (SEND_LOCK_STALE): agent turns are typed in steps, so
+   * a caller first looks at the screen and presses a key (pty_key takes it over, and says so).
+   */
   withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    return withSendLock(this.#layout.sessionSendLock(id), { sessionId: id }, fn);
+    return withSendLock(this.#layout.sessionSendLock(id), { sessionId: id, takeover: false }, () => fn());
+  }
+
+  /**
+   * Removes the scratch files (typed text) that processes which died mid-send left behind; files of
+   * live processes stay. Runs once per Terminal: at server start-up, else before the first send or key.
+   */
+  sweepScratch(): Promise<number> {
+    this.#swept ??= sweepScratch(this.#layout.scratchDir).catch((err) => {
+      log("warn", "scratch sweep failed", { error: String(err) });
+      return 0;
+    });
+    return this.#swept;
   }
 
   /** Claims a session directory: the exclusive mkdir is what makes a name ours. */
@@ -412,6 +459,7 @@ export class Terminal {
     const [meta, live] = await Promise.all([readMeta(this.#layout.sessionMeta(id)), this.#mux.paneInfo(id)]);
     if (!live || live.paneDead) {
       if (meta) {
+        if (!live) await this.throwIfServerGone(id, action);
         throw new AppError("SESSION_ENDED", `Cannot ${action} session "${id}": its shell has ended`, {
           suggestion: "its log is still readable with pty_read; pty_close it when done",
         });
@@ -425,6 +473,24 @@ export class Terminal {
       await Deno.mkdir(this.#layout.sessionDir(id), { recursive: true, mode: 0o700 });
     }
     return { meta, live };
+  }
+
+  /**
+   * For a session aiterm opened whose pane the multiplexer does not report: throws when the reason
+   * is that the whole server is not running (killed, crashed, machine restarted), which a shell
+   * exiting cannot cause (the server is kept with no sessions). Returns when the server runs.
+   * @throws {AppError} TMUX_SERVER_GONE
+   */
+  async throwIfServerGone(id: string, action: string): Promise<void> {
+    if (await this.#mux.serverRunning()) return;
+    throw new AppError(
+      "TMUX_SERVER_GONE",
+      `Cannot ${action} session "${id}": aiterm's ${this.#mux.kind} server is not running, so its shell is gone`,
+      {
+        suggestion: "the server was killed or the machine restarted; its log is still readable with pty_read; " +
+          "pty_close it and pty_open a new one",
+      },
+    );
   }
 
   /** The send lock lives in the session directory; a missing one means an unknown or human session. */
@@ -453,83 +519,110 @@ export class Terminal {
     }
     const { text, removed } = raw ? { text: input.text, removed: 0 } : sanitizeInput(input.text);
     const size = assertInputSize(text);
+    await this.sweepScratch();
     await this.#ensureLockDir(input.session_id, "send to");
+    // Decided before the lock, so it is held only to type: the pane, the payload and its chunks.
+    let plan = await this.#planSend(input.session_id, text, raw, enter, mark);
     return await withSendLock(
       this.#layout.sessionSendLock(input.session_id),
       { sessionId: input.session_id },
-      async () => {
-        // Re-read under the lock: the foreground may have changed while we waited.
-        const { meta, live } = await this.#requireLive(input.session_id, "send to");
+      async (hold) => {
+        // After a wait (or a dead sender's lock) the foreground may have changed: decide again.
+        if (hold.waited || hold.recoveredStaleLock) plan = await this.#planSend(input.session_id, text, raw, enter, mark);
+        const { meta, live } = plan;
+        // A stopped log writer is restarted before typing, so what this send causes is recorded (no extra tmux call).
+        if (meta) await this.#checkLogWriter(meta, live.piped);
         const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
-        const fgDialect = live ? dialectForShell(live.currentCommand) : null;
-        const atOwnShell = meta?.dialect != null && fgDialect?.id === meta.dialect;
-        const body = text.replace(/\n+$/, "");
-        let payload = text;
-        let mode: SendResult["mode"] = raw ? "raw" : "typed";
-        let nonce: string | null = null;
-        let markDialect: "posix" | "pwsh" | null = null;
-        let suffix: string | null = null;
-        if (mark !== false) {
-          markDialect = typeof mark === "string" ? mark : (atOwnShell ? meta?.dialect : fgDialect?.id) ?? "posix";
-          if (typeof mark !== "string" && !fgDialect && /^(fish|csh|tcsh|nu|elvish|xonsh)$/.test(live.currentCommand)) {
-            throw new AppError(
-              "INVALID_ARGUMENT",
-              `Cannot mark a send to ${live.currentCommand}: sentinels need a POSIX shell or PowerShell`,
-              {
-                data: { field: "mark" },
-                suggestion: "nothing was typed; use until instead",
-              },
-            );
-          }
-          const dialect = dialectById(markDialect ?? "posix");
-          nonce = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-          suffix = dialect.sentinelSuffix(nonce);
-          payload = (body.includes("\n") ? dialect.scriptLine(body) : body) + suffix;
-          mode = body.includes("\n") ? "script" : "typed";
-        } else if (!raw && atOwnShell && body.includes("\n")) {
-          payload = dialectById(meta!.dialect!).scriptLine(body);
-          mode = "script";
-        } else if (!raw && enter && text.endsWith("\n")) {
-          payload = body;
-        }
-        await this.#mux.pasteText(input.session_id, utf8Chunks(payload), {
+        await this.#mux.pasteText(input.session_id, plan.chunks, {
           exact: raw,
           keysAfter: enter ? ["Enter"] : [],
         });
         const last: LastSend = {
-          text: body.slice(0, 4096),
+          text: plan.body.slice(0, 4096),
           at: new Date().toISOString(),
           cursor,
-          nonce,
-          mark_dialect: markDialect,
-          mark_suffix: suffix,
+          nonce: plan.nonce,
+          mark_dialect: plan.markDialect,
+          mark_suffix: plan.suffix,
         };
         await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), last, { sync: false }).catch(() => {});
+        if (hold.recoveredStaleLock) logStaleTakeover(input.session_id, hold.staleOwnerPid);
         return {
           session_id: input.session_id,
-          mode,
+          mode: plan.mode,
           bytes: size,
           enter,
           removed_controls: removed,
           log_cursor: cursor,
-          marked: nonce !== null,
+          marked: plan.nonce !== null,
+          recovered_stale_lock: hold.recoveredStaleLock,
         };
       },
     );
   }
 
   /**
+   * What a send types, from the pane as it is now: the shell script wrapper, the sentinel, the chunks.
+   * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, INVALID_ARGUMENT (a mark the foreground cannot run)
+   */
+  async #planSend(
+    id: string,
+    text: string,
+    raw: boolean,
+    enter: boolean,
+    mark: boolean | "posix" | "pwsh",
+  ): Promise<SendPlan> {
+    const { meta, live } = await this.#requireLive(id, "send to");
+    const fgDialect = live ? dialectForShell(live.currentCommand) : null;
+    const atOwnShell = meta?.dialect != null && fgDialect?.id === meta.dialect;
+    const body = text.replace(/\n+$/, "");
+    let payload = text;
+    let mode: SendResult["mode"] = raw ? "raw" : "typed";
+    let nonce: string | null = null;
+    let markDialect: "posix" | "pwsh" | null = null;
+    let suffix: string | null = null;
+    if (mark !== false) {
+      markDialect = typeof mark === "string" ? mark : (atOwnShell ? meta?.dialect : fgDialect?.id) ?? "posix";
+      if (typeof mark !== "string" && !fgDialect && /^(fish|csh|tcsh|nu|elvish|xonsh)$/.test(live.currentCommand)) {
+        throw new AppError(
+          "INVALID_ARGUMENT",
+          `Cannot mark a send to ${live.currentCommand}: sentinels need a POSIX shell or PowerShell`,
+          {
+            data: { field: "mark" },
+            suggestion: "nothing was typed; use until instead",
+          },
+        );
+      }
+      const dialect = dialectById(markDialect ?? "posix");
+      nonce = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+      suffix = dialect.sentinelSuffix(nonce);
+      payload = (body.includes("\n") ? dialect.scriptLine(body) : body) + suffix;
+      mode = body.includes("\n") ? "script" : "typed";
+    } else if (!raw && atOwnShell && body.includes("\n")) {
+      payload = dialectById(meta!.dialect!).scriptLine(body);
+      mode = "script";
+    } else if (!raw && enter && text.endsWith("\n")) {
+      payload = body;
+    }
+    return { meta, live, body, mode, nonce, markDialect, suffix, chunks: utf8Chunks(payload) };
+  }
+
+  /**
    * Presses one named key.
    * @throws {AppError} KEY_UNKNOWN, SESSION_NOT_FOUND, SESSION_ENDED, SEND_LOCK_*
    */
-  async key(sessionId: string, key: string): Promise<{ session_id: string; key: string }> {
+  async key(sessionId: string, key: string): Promise<KeyResult> {
     const resolved = resolveKey(key);
+    await this.sweepScratch();
     await this.#ensureLockDir(sessionId, "send a key to");
-    await withSendLock(this.#layout.sessionSendLock(sessionId), { sessionId }, async () => {
+    // A lock left by a sender that died is taken over, so C-c, C-d and Escape always reach the pane.
+    const hold = await withSendLock(this.#layout.sessionSendLock(sessionId), { sessionId }, async (hold) => {
       await this.#requireLive(sessionId, "send a key to");
       await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
+      return hold;
     });
-    return { session_id: sessionId, key: resolved.name };
+    if (hold.recoveredStaleLock) logStaleTakeover(sessionId, hold.staleOwnerPid);
+    return { session_id: sessionId, key: resolved.name, recovered_stale_lock: hold.recoveredStaleLock };
   }
 
   /** Closes a session and removes its files. Idempotent. */
@@ -554,21 +647,15 @@ export class Terminal {
   }
 
   /**
-   * Values of the asked keys that aiterm itself registered for each session (env_vars, its own
-   * AITERM_* variables); any other key is null, whatever the multiplexer happens to hold.
+   * Whether aiterm set each asked variable for each session (env_vars and its own AITERM_SESSION_ID),
+   * from the session's record. Values are never read or returned: only presence.
    */
-  async listEnvironment(rows: SessionRow[], keys: string[]): Promise<Record<string, Record<string, string | null>>> {
-    const out: Record<string, Record<string, string | null>> = {};
+  async listEnvironment(rows: SessionRow[], keys: string[]): Promise<Record<string, Record<string, boolean>>> {
+    const out: Record<string, Record<string, boolean>> = {};
     for (const row of rows) {
-      const env: Record<string, string | null> = Object.fromEntries(keys.map((k) => [k, null]));
       const meta = row.origin === "ai" ? await readMeta(this.#layout.sessionMeta(row.session_id)) : null;
       const registered = new Set([...(meta?.env_names ?? []), ...(meta ? ["AITERM_SESSION_ID"] : [])]);
-      const wanted = keys.filter((k) => registered.has(k));
-      if (wanted.length && row.state === "running") {
-        const held = await this.#mux.sessionEnvironment(row.session_id);
-        for (const k of wanted) env[k] = held[k] ?? null;
-      }
-      out[row.session_id] = env;
+      out[row.session_id] = Object.fromEntries(keys.map((k) => [k, registered.has(k)]));
     }
     return out;
   }
@@ -617,6 +704,18 @@ export class Terminal {
     return rows;
   }
 
+  /** Restarts the session's log writer if it stopped (see LogSupervisor.check); never throws. */
+  async #checkLogWriter(meta: SessionMeta, piped: boolean | undefined): Promise<void> {
+    const id = meta.id;
+    // Cursors handed out earlier bound the log's end from below: a lower end means its newest file was deleted.
+    const [saved, last] = await Promise.all([
+      readJsonFile<{ cursor: number }>(this.#layout.sessionCursor(id)).catch(() => null),
+      this.lastSend(id),
+    ]);
+    const floor = Math.max(saved?.cursor ?? 0, last?.cursor ?? 0);
+    await this.logs.check(meta, piped === undefined ? { floor } : { floor, piped });
+  }
+
   /** Applies log retention to one session (called on reads). */
   async prune(meta: SessionMeta): Promise<void> {
     await pruneLog(this.#layout.sessionLogDir(meta.id), meta.segment_bytes, meta.keep_segments);
@@ -626,6 +725,11 @@ export class Terminal {
   async lastSend(id: string): Promise<LastSend | null> {
     return await readJsonFile<LastSend>(this.#layout.sessionLastCommand(id)).catch(() => null);
   }
+}
+
+/** A taken-over lock is worth a line in the log (codes and pids only, never text). */
+function logStaleTakeover(sessionId: string, pid: number | null): void {
+  log("warn", "send lock of a dead process taken over", { session_id: sessionId, stale_owner_pid: pid });
 }
 
 function shellArgv(shellPath: string, dialect: "posix" | "pwsh" | null): string[] {

@@ -179,6 +179,112 @@ Deno.test(
   },
 );
 
+/**
+ * ssh options a caller may not choose (issue 14 item 3), each with the option name the refusal must
+ * name. `MARK` is replaced by a file that must never appear. Case, `Key Value`, `-oKey=value`, quotes
+ * and tabs are how ssh itself accepts them.
+ */
+const REFUSED_OPTIONS: [string, string][] = [
+  ["ProxyCommand=touch MARK", "ProxyCommand"],
+  ["proxycommand=touch MARK", "ProxyCommand"],
+  ["PROXYCOMMAND=touch MARK", "ProxyCommand"],
+  ["pRoXyCoMmAnD=touch MARK", "ProxyCommand"],
+  ["ProxyCommand touch MARK", "ProxyCommand"],
+  ["ProxyCommand\ttouch MARK", "ProxyCommand"],
+  ["-oProxyCommand=touch MARK", "ProxyCommand"],
+  ["-o ProxyCommand=touch MARK", "ProxyCommand"],
+  ['"ProxyCommand"=touch MARK', "ProxyCommand"],
+  ["ProxyCommand =touch MARK", "ProxyCommand"],
+  [" ProxyCommand=touch MARK", "ProxyCommand"],
+  ["LocalCommand=touch MARK", "LocalCommand"],
+  ["PermitLocalCommand=yes", "PermitLocalCommand"],
+  ["KnownHostsCommand=/bin/sh -c 'touch MARK'", "KnownHostsCommand"],
+  ['Match=exec "touch MARK"', "Match"],
+  ['Match exec "touch MARK"', "Match"],
+  ["Include=/etc/passwd", "Include"],
+  ["PKCS11Provider=/tmp/ait-evil.so", "PKCS11Provider"],
+  ["smartcarddevice=/tmp/ait-evil.so", "SmartcardDevice"],
+  ["SecurityKeyProvider=/tmp/ait-evil.so", "SecurityKeyProvider"],
+  ["ControlPath=/tmp/ait-shared-%C", "ControlPath"],
+  ["ControlMaster=yes", "ControlMaster"],
+  ["controlpersist=yes", "ControlPersist"],
+  ["RemoteCommand=touch MARK", "RemoteCommand"],
+  ["ProxyUseFdpass=yes", "ProxyUseFdpass"],
+  ["XAuthLocation=/tmp/ait-xauth", "XAuthLocation"],
+  ["EnableSSHKeysign=yes", "EnableSSHKeysign"],
+  ["SendEnv=*", "SendEnv"],
+  ["SetEnv=LD_PRELOAD=/tmp/x.so", "SetEnv"],
+  ["ForwardAgent=yes", "ForwardAgent"],
+  ["ForwardX11=yes", "ForwardX11"],
+  ["IdentityAgent=/tmp/ait-agent.sock", "IdentityAgent"],
+  ["LocalForward=127.0.0.1:1 127.0.0.1:22", "LocalForward"],
+  ["RemoteForward=2222 127.0.0.1:22", "RemoteForward"],
+  ["DynamicForward=1080", "DynamicForward"],
+  ["AddKeysToAgent=yes", "AddKeysToAgent"],
+  ["IgnoreUnknown=*", "IgnoreUnknown"],
+  ["CanonicalizeHostname=always", "CanonicalizeHostname"],
+  ["RequestTTY=force", "RequestTTY"],
+  ["BatchMode=no", "BatchMode"],
+  ["Hostname=127.0.0.2", "Hostname"],
+  ["IdentityFile=/tmp/other", "IdentityFile"],
+  ["UserKnownHostsFile=/tmp/${HOME}", "UserKnownHostsFile"],
+  ["UserKnownHostsFile=/root/.bashrc", "UserKnownHostsFile"],
+  ["HostKeyAlias=a;reboot", "HostKeyAlias"],
+  ["ProxyJump=x$(touch MARK)", "ProxyJump"],
+  ["ProxyJump=-oProxyCommand=touch", "ProxyJump"],
+  ["ProxyJump=a b", "ProxyJump"],
+  ["NoSuchOption=1", "NoSuchOption"],
+];
+
+Deno.test(
+  "remote: ssh_options that run programs, load code or take over ssh's config/sockets are INVALID_ARGUMENT naming the option, even on read-only tools; ssh never runs",
+  { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false },
+  async () => {
+    await using t = await makeTestEnv();
+    const rec = await sshRecorder(t.root);
+    const env = { ...t.env, PATH: `${rec.binDir}:${t.env.PATH}` };
+    const mark = `${t.root}/ran-a-command`;
+    try {
+      await using c = await connect(env);
+      for (const [raw, name] of REFUSED_OPTIONS) {
+        const option = raw.replaceAll("MARK", mark);
+        for (const [tool, args] of Object.entries(RELAYABLE)) {
+          const remote = { host: "127.0.0.1", port: 9, ssh_options: ["IdentitiesOnly=yes", option] };
+          const e = await c.err(tool, { ...args, remote });
+          const why = `${tool}: ${JSON.stringify(option)}: ${e.code}: ${e.message}`;
+          assertEquals(e.code, "INVALID_ARGUMENT", why);
+          assertStringIncludes(e.message, "remote.ssh_options.1", why);
+          assertStringIncludes(e.message.toLowerCase(), name.toLowerCase(), why);
+          assertStringIncludes(e.message, "ssh_config", why);
+        }
+      }
+      assertEquals(await rec.calls(), [], "ssh ran for a refused option");
+      assert(!(await Deno.stat(mark).catch(() => null)), "a refused option ran a command");
+      assert(!(await Deno.stat(`${t.stateDir}/ssh`).catch(() => null)), "ssh state was created for refused input");
+      // The harmless ones still reach ssh as given (a closed port: the connect fails, nothing else).
+      const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = (l.addr as Deno.NetAddr).port;
+      l.close();
+      const fine = [
+        "ProxyJump=none",
+        "StrictHostKeyChecking=accept-new",
+        `globalknownhostsfile=${t.root}/known_hosts`,
+        "userknownhostsfile=none",
+        "IdentitiesOnly=yes",
+        "ConnectionAttempts=1",
+        "ForwardAgent=no",
+      ];
+      const down = await c.err("pty_list", { remote: { host: "127.0.0.1", port, ssh_options: fine } });
+      assertEquals(down.code, "REMOTE_CONNECT_FAILED", down.message);
+      const calls = await rec.calls();
+      assert(calls.length > 0, "ssh did not run for allowed options");
+      for (const call of calls) for (const o of fine) assert(call.argv.includes(o), `${o}: ${call.argv.join(" ")}`);
+    } finally {
+      await stopMasters(`${t.stateDir}/ssh`);
+    }
+  },
+);
+
 Deno.test(
   "remote: a missing passphrase_env variable is REMOTE_PASSPHRASE_ENV_MISSING before ssh runs",
   opts,
@@ -293,6 +399,103 @@ Deno.test(
         remote: sshd.remote({ identity_file: sshd.lockedKey, passphrase: sshd.passphrase }),
       });
       assertEquals(ok.remote_host, "127.0.0.1");
+    } finally {
+      await stopMasters(control);
+    }
+  },
+);
+
+/** The remote `aiterm-mcp serve` processes of this sshd's aiterm (its state dir tells them apart). */
+async function remoteServers(remoteState: string): Promise<number> {
+  let n = 0;
+  for (const p of await processes()) {
+    const i = p.argv.findIndex((a) => a.endsWith("/main.ts"));
+    if (i < 0 || p.argv[i + 1] !== "serve") continue;
+    const environ = await Deno.readTextFile(`/proc/${p.pid}/environ`).catch(() => "");
+    if (environ.split("\0").includes(`AITERM_STATE_DIR=${remoteState}`)) n++;
+  }
+  return n;
+}
+
+/** Control sockets (not logs or the askpass helper) in the control directory. */
+async function controlSockets(control: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(control)) if (!/\.(log|sh)$/.test(e.name)) names.push(e.name);
+  return names.sort();
+}
+
+Deno.test(
+  "remote: a kept connection or remote aiterm serves only the same credentials: an unauthorised key or passphrase after an authorised one is REMOTE_CONNECT_FAILED",
+  opts,
+  async () => {
+    await using sshd = await startSshd();
+    await using t = await makeTestEnv();
+    const control = `${t.stateDir}/ssh`;
+    const wrongInEnv = `wrong-env-${crypto.randomUUID()}`;
+    const env = { ...t.env, AITERM_TEST_RIGHT_PP: sshd.passphrase, AITERM_TEST_WRONG_PP: wrongInEnv };
+    try {
+      await using c = await connect(env);
+      const remoteLs = async () =>
+        new TextDecoder().decode(
+          (await new Deno.Command("tmux", {
+            args: ["-S", `${sshd.remoteState}/tmux.sock`, "list-sessions", "-F", "#{session_name}"],
+            stdout: "piped",
+            stderr: "null",
+          }).output()).stdout,
+        );
+      // The authorised key: a master and a kept remote aiterm.
+      const opened = await c.ok<Record<string, unknown>>("pty_open", { name: "k1", remote: sshd.remote() });
+      assertEquals(opened.remote_host, "127.0.0.1");
+      assertEquals((await controlSockets(control)).length, 1);
+      // Same host/port/user, a key the server does not accept: its own connection, refused.
+      const stranger = sshd.remote({ identity_file: sshd.strangerKey });
+      for (
+        const [tool, args] of [["pty_list", {}], ["pty_open", { name: "k2" }], ["pty_close", { session_id: "k1" }]]
+      ) {
+        const e = await c.err(tool as string, { ...(args as Record<string, unknown>), remote: stranger });
+        assertEquals(e.code, "REMOTE_CONNECT_FAILED", `${tool}: ${e.message}`);
+        assertStringIncludes(e.message, "Permission denied");
+      }
+      // Nothing it asked for happened on the remote host.
+      assert(!(await remoteLs()).includes("k2"), "the unauthorised key opened a remote session");
+      assertStringIncludes(await remoteLs(), "k1");
+      // Without an identity_file (ssh's defaults: none of them is authorised here) it is refused too.
+      const { identity_file: _k, ...noKey } = sshd.remote();
+      assertEquals((await c.err("pty_list", { remote: noKey })).code, "REMOTE_CONNECT_FAILED");
+      // The locked key with its passphrase: another connection of its own.
+      const locked = (extra: Record<string, unknown>) => sshd.remote({ identity_file: sshd.lockedKey, ...extra });
+      await c.ok("pty_list", { remote: locked({ passphrase: sshd.passphrase }) });
+      assertEquals((await controlSockets(control)).length, 2);
+      // The same key with a wrong passphrase, from a value or from the environment, or with none: refused.
+      const wrong = `wrong-${crypto.randomUUID()}`;
+      for (const extra of [{ passphrase: wrong }, { passphrase_env: "AITERM_TEST_WRONG_PP" }, {}]) {
+        const e = await c.err("pty_list", { remote: locked(extra) });
+        assertEquals(e.code, "REMOTE_CONNECT_FAILED", `${JSON.stringify(extra)}: ${e.message}`);
+        assert(!e.text.includes(wrong) && !e.text.includes(wrongInEnv) && !e.text.includes(sshd.passphrase), e.text);
+      }
+      // The right passphrase from the environment is a different source: it authenticates on its own and works.
+      await c.ok("pty_list", { remote: locked({ passphrase_env: "AITERM_TEST_RIGHT_PP" }) });
+      // Different ssh options are a different destination too.
+      const opts2 = sshd.remote({ ssh_options: [...(sshd.remote().ssh_options as string[]), "Compression=no"] });
+      await c.ok("pty_list", { remote: opts2 });
+      const sockets = await controlSockets(control);
+      assertEquals(sockets.length, 4, sockets.join(" "));
+      // And a kept remote aiterm of its own for each (none serves another credential's calls).
+      assertEquals(await remoteServers(sshd.remoteState), 4);
+      // No socket name holds a passphrase; the control dir holds no secret.
+      for (const secret of [sshd.passphrase, wrong, wrongInEnv]) {
+        assert(!sockets.some((n) => n.includes(secret)));
+        assertEquals(await filesContaining(t.root, secret), []);
+      }
+      // The authorised calls still work, on their kept connections (no new master).
+      const before = (await masterPids(control)).length;
+      const list = await c.ok<Record<string, unknown>>("pty_list", { remote: sshd.remote() });
+      assertStringIncludes(JSON.stringify(list), "k1");
+      await c.ok("pty_list", { remote: locked({ passphrase: sshd.passphrase }) });
+      assertEquals((await masterPids(control)).length, before);
+      assertEquals((await controlSockets(control)).length, 4);
+      assertEquals(await remoteServers(sshd.remoteState), 4);
+      await c.ok("pty_close", { session_id: "k1", remote: sshd.remote() });
     } finally {
       await stopMasters(control);
     }

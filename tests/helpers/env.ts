@@ -24,11 +24,17 @@ export const hasTmux: boolean = (() => {
   }
 })();
 
+/** Options for {@link makeTestEnv}. */
+export interface TestEnvOptions {
+  /** Name of the state directory under the test root (default `s`); may hold any characters but `/`. */
+  stateName?: string;
+}
+
 /** Creates an isolated environment. Use with `await using`. */
-export async function makeTestEnv(extra: Record<string, string> = {}): Promise<TestEnv> {
+export async function makeTestEnv(extra: Record<string, string> = {}, options: TestEnvOptions = {}): Promise<TestEnv> {
   // Short path: unix socket paths are limited to ~104 bytes.
   const root = await Deno.makeTempDir({ dir: "/tmp", prefix: "ait-" });
-  const stateDir = `${root}/s`;
+  const stateDir = `${root}/${options.stateName ?? "s"}`;
   const home = `${root}/h`;
   await Deno.mkdir(home);
   const env: Record<string, string> = {};

@@ -25,6 +25,9 @@ export interface TestSshd extends AsyncDisposable {
   /** ed25519 key protected by {@link passphrase}. */
   lockedKey: string;
   passphrase: string;
+  /** ed25519 key that is NOT in authorized_keys (an unauthorised credential for the same host/port/user). */
+  strangerKey: string;
+  /** known_hosts with this sshd's host key (passed as GlobalKnownHostsFile, read only). */
   knownHosts: string;
   /** The remote aiterm's state dir (its tmux socket is `${remoteState}/tmux.sock`). */
   remoteState: string;
@@ -52,6 +55,7 @@ export async function startSshd(remoteEnv: Record<string, string> = {}): Promise
   await sh("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", `${root}/host_key`]);
   await sh("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", `${root}/key`]);
   await sh("ssh-keygen", ["-q", "-t", "ed25519", "-N", passphrase, "-f", `${root}/locked_key`]);
+  await sh("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", `${root}/stranger_key`]);
   const auth = (await Deno.readTextFile(`${root}/key.pub`)) + (await Deno.readTextFile(`${root}/locked_key.pub`));
   await Deno.writeTextFile(`${root}/authorized_keys`, auth, { mode: 0o600 });
   const home = `${root}/home`;
@@ -96,12 +100,15 @@ export async function startSshd(remoteEnv: Record<string, string> = {}): Promise
   await Deno.mkdir("/run/sshd", { recursive: true }).catch(() => {});
   await sh(SSHD, ["-f", `${root}/sshd_config`, "-E", `${root}/sshd.log`]);
   const knownHosts = `${root}/known_hosts`;
+  const hostKey = (await Deno.readTextFile(`${root}/host_key.pub`)).trim().split(/\s+/).slice(0, 2).join(" ");
+  await Deno.writeTextFile(knownHosts, `[127.0.0.1]:${port} ${hostKey}\n`, { mode: 0o600 });
   return {
     root,
     port,
     key: `${root}/key`,
     lockedKey: `${root}/locked_key`,
     passphrase,
+    strangerKey: `${root}/stranger_key`,
     knownHosts,
     remoteState,
     remote: (extra = {}) => ({
@@ -109,7 +116,13 @@ export async function startSshd(remoteEnv: Record<string, string> = {}): Promise
       port,
       user: "root",
       identity_file: `${root}/key`,
-      ssh_options: [`UserKnownHostsFile=${knownHosts}`, "StrictHostKeyChecking=accept-new", "IdentitiesOnly=yes"],
+      // The host key is known in advance (only read, never written); the user's known_hosts is left alone.
+      ssh_options: [
+        `GlobalKnownHostsFile=${knownHosts}`,
+        "UserKnownHostsFile=none",
+        "StrictHostKeyChecking=yes",
+        "IdentitiesOnly=yes",
+      ],
       ...extra,
     }),
     async [Symbol.asyncDispose]() {

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { TMUX_MIN_VERSION } from "../../../platform/mod.ts";
 import { getHarnessStatuses } from "../diagnostics_probe.ts";
 import { RuntimeErrorStore } from "../../errors_store/mod.ts";
+import { privateDirProblem } from "../../state/mod.ts";
+import { AppError } from "../../errors.ts";
 import { defineTool } from "../tool.ts";
 
 const KindSchema = z.object({
@@ -29,13 +31,28 @@ export const diagnostics = defineTool({
       supported: z.boolean().describe("found and at least the minimum"),
     }).strict(),
     state_root: z.object({
-      status: z.enum(["ready", "absent", "invalid"]).describe(
-        "ready = private directory we own; absent = created on first use",
+      status: z.enum(["ready", "absent", "invalid", "unsafe"]).describe(
+        "ready = private directory we own; absent = created on first use; unsafe = others can write into it, " +
+          "or it is a link or another user's (refused, never chmod-ed)",
       ),
     }).strict(),
     sessions: z.object({
       count: z.number().int().nullable().describe("Sessions on the private server; null if unreadable"),
+      server: z.enum(["running", "not_running"]).nullable().describe(
+        "aiterm's tmux server; not_running = none (the next pty_open starts one; sessions aiterm still lists " +
+          "as ended were lost with a killed server); null when the multiplexer is unusable",
+      ),
     }).strict(),
+    output_log: z.object({
+      writers_down: z.number().int().nullable().describe(
+        "Running sessions whose output is not being recorded right now (log writer stopped, e.g. disk full; it is " +
+          "restarted within about a second once it can be); null when unknown",
+      ),
+      writer_restarts: z.number().int().nullable().describe(
+        "Times a stopped log writer was restarted (AITERM.LOG_WRITER_RESTARTED in the runtime-error aggregate, all " +
+          "processes); reads across such a gap say truncated with LOG_WRITER_RESTARTED",
+      ),
+    }).strict().describe("The durable output logs; overall is not_ready while a writer is down"),
     runtime_errors: z.object({
       status: z.enum(["ready", "absent", "unreadable"]).describe("The local runtime-error aggregate"),
       open: z.number().int().nullable().describe("Entries not acknowledged or resolved"),
@@ -64,15 +81,30 @@ export const diagnostics = defineTool({
     const version = await mux.probeVersion();
     let supported = false;
     if (version !== null) supported = await mux.ensureAvailable().then(() => true, () => false);
-    const stateStatus = stateRootStatus(deps.terminal.layout.root);
+    let stateStatus = stateRootStatus(deps.terminal.layout.root);
     let count: number | null = null;
-    if (supported) count = await mux.listSessions().then((s) => s.length, () => null);
+    let server: "running" | "not_running" | null = null;
+    if (supported && stateStatus !== "unsafe") {
+      try {
+        server = (await mux.serverRunning()) ? "running" : "not_running";
+      } catch (err) {
+        // A socket that is not ours is refused before tmux runs: the state root is unsafe.
+        if (err instanceof AppError && err.code === "STATE_ROOT_UNSAFE") stateStatus = "unsafe";
+      }
+      if (server === "not_running") count = 0;
+      if (server === "running") count = await mux.listSessions().then((s) => s.length, () => null);
+    }
+    const store = deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root);
+    const outputLog = await outputLogStatus(supported ? deps.terminal.logs : null, store);
     return {
       version: deps.version,
-      overall: supported && stateStatus !== "invalid" ? "ready" as const : "not_ready" as const,
+      overall: supported && stateStatus !== "invalid" && stateStatus !== "unsafe" && !outputLog.writers_down
+        ? "ready" as const
+        : "not_ready" as const,
       multiplexer: { kind: mux.kind, found: version !== null, version, minimum: TMUX_MIN_VERSION, supported },
       state_root: { status: stateStatus },
-      sessions: { count },
+      sessions: { count, server },
+      output_log: outputLog,
       runtime_errors: await (deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root)).summary(),
       parent_delivery: deps.delivery ? await deps.delivery.readiness() : null,
       harnesses: getHarnessStatuses(deps.env),
@@ -80,10 +112,24 @@ export const diagnostics = defineTool({
   },
 });
 
-function stateRootStatus(root: string): "ready" | "absent" | "invalid" {
+/** Writers down now (asked of the multiplexer) and restarts counted in the aggregate. */
+async function outputLogStatus(
+  logs: { writersDown(): Promise<number | null> } | null,
+  store: RuntimeErrorStore,
+): Promise<{ writers_down: number | null; writer_restarts: number | null }> {
+  const snap = await store.snapshot().catch(() => null);
+  const entry = snap?.entries.find((e) => e.code === "AITERM.LOG_WRITER_RESTARTED");
+  return {
+    writers_down: logs ? await logs.writersDown() : null,
+    writer_restarts: snap && snap.status !== "unreadable" ? entry?.count ?? 0 : null,
+  };
+}
+
+function stateRootStatus(root: string): "ready" | "absent" | "invalid" | "unsafe" {
   try {
     const st = Deno.lstatSync(root);
-    if (!st.isDirectory || st.isSymlink) return "invalid";
+    if (privateDirProblem(st, Deno.build.os === "windows" ? null : Deno.uid()) !== null) return "unsafe";
+    if (!st.isDirectory) return "invalid";
     if (Deno.build.os !== "windows") {
       if (st.uid !== Deno.uid()) return "invalid";
       if (st.mode !== null && ((st.mode & 0o077) !== 0 || (st.mode & 0o700) !== 0o700)) return "invalid";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { keyNames } from "../../terminal/mod.ts";
 import { defineTool, SessionIdSchema } from "../tool.ts";
+import { STALE_LOCK_NOTE } from "./pty_send.ts";
 
 export const ptyKey = defineTool({
   name: "pty_key",
@@ -20,6 +21,9 @@ export const ptyKey = defineTool({
   output: z.object({
     session_id: z.string().describe("The session"),
     key: z.string().describe("The canonical name of the key pressed"),
+    recovered_stale_lock: z.boolean().default(false).describe(
+      "The send lock of an aiterm process that died mid-send was taken over: that earlier send may have been partly typed",
+    ),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -27,5 +31,5 @@ export const ptyKey = defineTool({
     await deps.terminal.checkGeneration(input.session_id, input.generation);
     return await deps.terminal.key(input.session_id, input.key);
   },
-  text: (out) => `pressed ${out.key} in ${out.session_id}`,
+  text: (out) => `pressed ${out.key} in ${out.session_id}${out.recovered_stale_lock ? `\n${STALE_LOCK_NOTE}` : ""}`,
 });

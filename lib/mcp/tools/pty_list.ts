@@ -10,7 +10,7 @@ export const ptyList = defineTool({
   input: z.object({
     env_keys: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")).max(32)
       .optional().describe(
-        "Non-secret variable names to show per session; only variables aiterm itself registered for the session are returned, others are null",
+        "Variable names to check per session: whether aiterm set each one for the session (env_vars, AITERM_SESSION_ID); values are never returned",
       ),
     remote: RemoteSchema.optional(),
   }).strict(),
@@ -27,8 +27,8 @@ export const ptyList = defineTool({
         height: z.number().int().nullable().describe("Rows"),
         created_at: z.string().nullable().describe("ISO creation time"),
         generation: z.string().nullable().describe("This generation of the id (null for human sessions)"),
-        environment: z.record(z.string(), z.string().nullable()).optional().describe(
-          "Values of the asked env_keys that aiterm registered for this session (null otherwise)",
+        environment: z.record(z.string(), z.boolean()).optional().describe(
+          "Per asked env_key: true when aiterm set it for this session (its value is never returned), else false",
         ),
       }).strict(),
     ).describe("One row per session"),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAnswer } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
-import { formatRead, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
+import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
 
 type AgentRead = ReadResult & { turn_id: string | null; answer_empty: boolean | null; harness: string | null };
@@ -45,6 +45,7 @@ async function read(
     next_cursor: null,
     end: null,
     has_more: false,
+    next_line: null,
     truncated: false,
     is_complete: true,
     via: null,
@@ -52,6 +53,7 @@ async function read(
     waited_ms: null,
     timeout_used: null,
     hint: null,
+    warnings: [],
     turn_id: a.turn_id,
     answer_empty: a.answer_empty,
     harness: a.harness,
@@ -64,21 +66,27 @@ export const ptyRead = defineTool({
   name: "pty_read",
   title: "Read a terminal",
   description:
-    'Read what a session printed since your last read, reduced to what matters (control codes stripped, repeats and blank runs collapsed, long output folded to head+tail, test/build/git/grep/install output summarised with every failure and error kept). wait:true first waits until the last command finishes and says how it knows (via: exit, sentinel, until, shell_integration, quiescent; nested or timeout when not complete). screen:true shows the rendered screen (for full-screen programs). full:true or line_range:"A:B" give exact lines; raw:true the unreduced text; cursor reads from a byte offset without moving your default cursor.',
+    'Read what a session printed since your last read, reduced to what matters (control codes stripped, repeats and blank runs collapsed, long output folded to head+tail, test/build/git/grep/install output summarised with every failure and error kept). wait:true first waits until the last command finishes and says how it knows (via: exit, sentinel, until, shell_integration, quiescent; nested or timeout when not complete). screen:true shows the rendered screen (for full-screen programs). full:true or line_range:"A:B" give exact lines; raw:true the unreduced text; cursor reads from a byte offset without moving your default cursor. A result is at most 1 MiB: has_more:true means read again with cursor=next_cursor (line_range: from next_line).',
   input: z.object({
     session_id: SessionIdSchema,
     generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
       "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
     ),
     wait: z.boolean().default(false).describe("Wait for the last command to complete before reading"),
-    until: z.string().min(1).nullish().describe("Wait until this text appears in new output (implies wait)"),
-    until_regex: z.boolean().default(false).describe("Treat until as a JavaScript regular expression"),
+    until: z.string().min(1).max(MAX_UNTIL_CHARS).nullish().describe(
+      "Wait until this text appears in new output (implies wait)",
+    ),
+    until_regex: z.boolean().default(false).describe(
+      "Treat until as a JavaScript regular expression (flag m: ^ and $ at line ends and at the end of the output so far), matched in linear time; backreferences and lookaround are refused",
+    ),
     timeout: z.number().min(0).default(10).describe("Seconds to wait at most (capped at 600)"),
     screen: z.boolean().default(false).describe("Return the rendered visible screen instead of the log"),
-    full: z.boolean().default(false).describe("No folding: the whole retained log, or from cursor when given"),
+    full: z.boolean().default(false).describe(
+      "No folding: the retained log from its first byte, or from cursor when given, in pages of at most 1 MiB",
+    ),
     lines: z.number().int().positive().nullish().describe("Only the last N lines (with screen: N lines of scrollback)"),
     line_range: z.string().nullish().describe(
-      'Exact lines "A:B" of the retained log, 1-based inclusive; "A:" to the end',
+      'Exact lines "A:B" of the retained log (counted from cursor when given), 1-based inclusive; "A:" to the end',
     ),
     raw: z.boolean().default(false).describe("Return the text unreduced (control sequences kept)"),
     cursor: z.number().int().min(0).nullish().describe(
@@ -93,14 +101,23 @@ export const ptyRead = defineTool({
     session_id: z.string().describe("The session"),
     state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log stays readable until pty_close"),
     view: z.enum(["log", "screen", "full", "line_range", "agent_transcript"]).describe("What was read"),
-    text: z.string().describe("The (reduced) output"),
     meta: z.string().nullable().describe("Lines and estimated tokens shown versus raw"),
     reducer: z.string().nullable().describe("Which reduction was applied (generic or a command-specific one)"),
     cursor: z.number().int().nullable().describe("Byte offset the text starts at"),
     next_cursor: z.number().int().nullable().describe("Byte offset to continue from"),
     end: z.number().int().nullable().describe("Byte offset of the end of the log"),
-    has_more: z.boolean().describe("More output follows next_cursor (page with cursor)"),
-    truncated: z.boolean().describe("Part of what was asked for had been rotated out of the log"),
+    has_more: z.boolean().describe(
+      "More follows: the result stopped at the 1 MiB limit or the end of a page; read again with cursor=next_cursor (line_range: with next_line)",
+    ),
+    next_line: z.number().int().nullable().describe(
+      'line_range: the first line not returned when has_more; continue with line_range "<next_line>:<B>"',
+    ),
+    truncated: z.boolean().describe(
+      "Part of what was asked for is not in the log: rotated out, deleted, or lost while its writer was stopped",
+    ),
+    warnings: z.array(z.string()).optional().describe(
+      "CODE: sentence lines about the log: LOG_WRITER_RESTARTED (its writer had stopped and was restarted; output in the gap was lost), LOG_WRITER_DOWN (new output is not being recorded), LOG_SEGMENT_MISSING (part of the log was deleted)",
+    ),
     is_complete: z.boolean().nullable().describe("Whether the last command finished (null when not waiting)"),
     via: z.enum(VIA).nullable().describe("How completion was decided"),
     exit_status: z.number().int().nullable().describe("Exit status when the evidence carries one"),
@@ -111,6 +128,8 @@ export const ptyRead = defineTool({
     answer_empty: z.boolean().nullable().describe("agent_transcript: the finished turn's answer is empty"),
     harness: z.string().nullable().describe("agent_transcript: the harness"),
     ...REMOTE_RESULT_FIELDS,
+    // Last, so that a client that cuts a large result keeps the verdict and cursors above.
+    text: z.string().describe("The (reduced) output"),
   }).strict(),
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   handler: (input, deps, ctx) => read(input, deps, ctx),

@@ -28,6 +28,11 @@ const NULL_AGENT = {
   pane_input_recovery: [],
 };
 
+/** The note a result carries when it took over a dead sender's lock (pty_key says the same). */
+export const STALE_LOCK_NOTE =
+  "warning: an earlier send to this session was cut off (its aiterm process died) and may have been partly typed; " +
+  "look at the screen (pty_read screen:true) before relying on what runs there";
+
 async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
   await deps.terminal.checkGeneration(input.session_id, input.generation);
   const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
@@ -84,6 +89,8 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
     launch_id: r.launch_id,
     parent_delivery: d.parent_delivery,
     pane_input_recovery: r.pane_input_recovery,
+    // Agent turns never take a dead sender's lock over (SEND_LOCK_STALE instead).
+    recovered_stale_lock: false,
   };
 }
 
@@ -130,6 +137,9 @@ export const ptySend = defineTool({
     pane_input_recovery: z.array(z.string()).describe(
       "Agent: dialogs aiterm dismissed before typing (e.g. grok_rate_limit_dialog_dismissed)",
     ),
+    recovered_stale_lock: z.boolean().default(false).describe(
+      "The send lock of an aiterm process that died mid-send was taken over: that earlier send may have been partly typed",
+    ),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -150,6 +160,6 @@ export const ptySend = defineTool({
     }
     return `sent ${out.bytes} bytes to ${out.session_id}${
       out.enter ? " (+Enter)" : ""
-    } [${out.mode}] cursor=${out.log_cursor}`;
+    } [${out.mode}] cursor=${out.log_cursor}${out.recovered_stale_lock ? `\n${STALE_LOCK_NOTE}` : ""}`;
   },
 });

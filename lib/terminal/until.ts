@@ -1,0 +1,152 @@
+/**
+ * `until` over new output. The log is read from an offset once (each byte is decoded and matched once), control
+ * sequences are stripped line by line (as reads show them), and the linear-time matcher (./linear_regex.ts) runs
+ * over complete lines, committed, and over the line still being written, provisionally (its end counts as the end
+ * of the input, so `prompt> $` matches a prompt that has no newline yet). Matching yields to the event loop every
+ * few milliseconds, so no pattern and no amount of output can hold up other calls; a matcher that has not caught
+ * up with the output when the wait ends is `REGEX_TIMEOUT`, never a silent "not found".
+ */
+import { AppError } from "../errors.ts";
+import { type Program, StreamMatcher } from "./linear_regex.ts";
+import { readLog } from "./output_log.ts";
+import { stripControl } from "./reduce/mod.ts";
+
+/** The longest line kept while it is being written; a longer line is matched on its newest part. */
+export const MAX_LINE_CHARS = 1 << 20;
+/** A line still being written is tried provisionally only up to this length (longer: matched once complete). */
+export const MAX_PEEK_CHARS = 16 * 1024;
+const READ_CHUNK = 1 << 20;
+const SLICE_CHARS = 16 * 1024;
+const SLICE_MS = 8;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** Watches new output for one `until` (see module doc). */
+export class UntilWatch {
+  readonly #program: Program;
+  readonly #matcher: StreamMatcher;
+  #offset: number;
+  #decoder = new TextDecoder();
+  /** The raw line still being written (no newline yet). */
+  #line = "";
+  #echoSkipped: boolean;
+  /** Stripped complete lines not yet given to the matcher, from #at. */
+  #backlog = "";
+  #at = 0;
+  /** Characters of the line being written that the last provisional try did not get to. */
+  #peekLeft = 0;
+
+  /** `skipEcho`: the first line from `from` is the echo of the sent command, not output. */
+  constructor(program: Program, from: number, skipEcho: boolean) {
+    this.#program = program;
+    this.#matcher = new StreamMatcher(program);
+    this.#offset = from;
+    this.#echoSkipped = !skipEcho;
+  }
+
+  /** Characters of output the matcher has not examined yet. */
+  get behind(): number {
+    return this.#backlog.length - this.#at + this.#peekLeft;
+  }
+
+  /**
+   * Reads what is new and matches it, until the output is used up (then the line being written is peeked at) or
+   * `stopAt` (a performance.now() time) passes or `signal` aborts. True on a match.
+   */
+  async check(dir: string, segmentBytes: number, stopAt: number, signal?: AbortSignal): Promise<boolean> {
+    this.#peekLeft = 0;
+    for (;;) {
+      if (await this.#drain(stopAt, signal)) return true;
+      if (this.behind > 0) return false;
+      const slice = await readLog(dir, segmentBytes, this.#offset, READ_CHUNK);
+      if (slice.to <= this.#offset && !slice.truncated) break;
+      if (slice.truncated) this.#restart(); // bytes were lost: a match may not span the hole
+      this.#take(this.#decoder.decode(slice.bytes, { stream: true }));
+      this.#offset = slice.to;
+      if (slice.to >= slice.end && this.behind === 0) break;
+    }
+    return this.#echoSkipped && this.#line.length <= MAX_PEEK_CHARS && await this.#peek(stopAt, signal);
+  }
+
+  /** The error for a wait that ended while output was still unexamined. */
+  timeoutError(timeoutMs: number): AppError {
+    const what = this.#program.isRegex ? "until_regex" : "until";
+    return new AppError(
+      "REGEX_TIMEOUT",
+      `Cannot finish matching ${what}: the pattern (${this.#program.sourceLength} characters) had ${this.behind} characters of new output left to examine when the ${
+        timeoutMs / 1000
+      } s wait ended`,
+      {
+        data: { pattern_length: this.#program.sourceLength, unexamined_chars: this.behind, timeout_ms: timeoutMs },
+        suggestion: "use a simpler pattern (fewer nested or counted repetitions) or a literal until; nothing was read",
+      },
+    );
+  }
+
+  #restart(): void {
+    this.#decoder = new TextDecoder();
+    this.#line = "";
+    this.#matcher.reset();
+  }
+
+  /** Splits new raw text into stripped complete lines (the backlog) and the line still being written. */
+  #take(text: string): void {
+    let raw = this.#line + text;
+    if (!this.#echoSkipped) {
+      const nl = raw.indexOf("\n");
+      if (nl < 0) {
+        this.#line = raw.slice(-MAX_LINE_CHARS);
+        return;
+      }
+      raw = raw.slice(nl + 1);
+      this.#echoSkipped = true;
+    }
+    const last = raw.lastIndexOf("\n");
+    if (last >= 0) {
+      this.#backlog = this.#backlog.slice(this.#at) + stripControl(raw.slice(0, last + 1));
+      this.#at = 0;
+      raw = raw.slice(last + 1);
+    }
+    this.#line = raw.length > MAX_LINE_CHARS ? raw.slice(-MAX_LINE_CHARS) : raw;
+  }
+
+  /** Tries the line being written (its end as the end of the input) on a copy of the matcher, in slices. */
+  async #peek(stopAt: number, signal?: AbortSignal): Promise<boolean> {
+    const tail = stripControl(this.#line);
+    const trial = this.#matcher.clone();
+    let sliceStart = performance.now();
+    for (let at = 0; at < tail.length; at += SLICE_CHARS) {
+      if (trial.feed(tail.slice(at, at + SLICE_CHARS))) return true;
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await yieldToLoop();
+        if (performance.now() >= stopAt || signal?.aborted) {
+          this.#peekLeft = Math.max(1, tail.length - at - SLICE_CHARS);
+          return false;
+        }
+        sliceStart = performance.now();
+      }
+    }
+    return trial.peek("");
+  }
+
+  /** Feeds the backlog in slices, yielding to the event loop between them. */
+  async #drain(stopAt: number, signal?: AbortSignal): Promise<boolean> {
+    let sliceStart = performance.now();
+    while (this.#at < this.#backlog.length) {
+      const end = Math.min(this.#backlog.length, this.#at + SLICE_CHARS);
+      const hit = this.#matcher.feed(this.#backlog.slice(this.#at, end));
+      this.#at = end;
+      if (hit) return true;
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await yieldToLoop();
+        if (performance.now() >= stopAt || signal?.aborted) break;
+        sliceStart = performance.now();
+      }
+    }
+    if (this.#at >= this.#backlog.length) {
+      this.#backlog = "";
+      this.#at = 0;
+    }
+    return false;
+  }
+}

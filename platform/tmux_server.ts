@@ -1,0 +1,123 @@
+/**
+ * The private tmux server behind the socket: whether the socket may be used at all, which server
+ * process is ours, and getting a deleted socket back. tmux re-creates its socket when it receives
+ * SIGUSR1; without that, a deleted socket leaves every live shell unreachable and the next
+ * `new-session` starts a second server beside the first. So the pid the server reports about itself
+ * (`display-message -p '#{pid}'`) is recorded with its start identity, and a missing socket is
+ * re-created by signalling exactly that process, never one found by name.
+ */
+import { AppError } from "../lib/errors.ts";
+import { currentUid } from "./paths.ts";
+import { processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
+
+/** The record of the server we started (or last saw start a session). */
+export interface ServerRecord {
+  schema: "aiterm.tmux-server.v1";
+  pid: number;
+  /** processStartIdentity() of that pid when it was recorded. */
+  start: string;
+  /** The socket it serves. */
+  socket: string;
+}
+
+/** How long a signalled server may take to re-create its socket. */
+const RECREATE_TIMEOUT_MS = 5_000;
+
+/** Why the file at `socketPath` must not be used, or null when it is our socket. */
+export function socketProblem(st: Deno.FileInfo, uid: number | null): string | null {
+  if (st.isSocket !== true) return "it is not a socket";
+  if (uid !== null && st.uid !== null && st.uid !== uid) return `it belongs to uid ${st.uid}, not ${uid}`;
+  return null;
+}
+
+/** Guards one socket path; `recordPath` is where the server's identity is kept (owner-only). */
+export class TmuxServerGuard {
+  readonly #socket: string;
+  readonly #record: string;
+  #recorded: number | null = null;
+  #recovering: Promise<void> | null = null;
+
+  constructor(socketPath: string, recordPath: string) {
+    this.#socket = socketPath;
+    this.#record = recordPath;
+  }
+
+  /**
+   * Runs before every tmux command: a socket that is not ours is refused; a missing socket of a live
+   * server of ours is re-created before anything could start a second server.
+   * @throws {AppError} STATE_ROOT_UNSAFE, TMUX_SERVER_GONE (our server runs but its socket cannot be re-created)
+   */
+  async check(): Promise<void> {
+    let st: Deno.FileInfo;
+    try {
+      st = await Deno.lstat(this.#socket);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      this.#recovering ??= this.#recover().finally(() => (this.#recovering = null));
+      return await this.#recovering;
+    }
+    const problem = socketProblem(st, currentUid());
+    if (problem) {
+      throw new AppError("STATE_ROOT_UNSAFE", `Cannot use the tmux socket "${this.#socket}": ${problem}`, {
+        data: { path: this.#socket },
+        suggestion: "nothing was run; remove that file (aiterm starts its own server again) after checking who made it",
+      });
+    }
+  }
+
+  /** Records the server's pid (printed by new-session's command list) with its start identity. */
+  async record(pid: number): Promise<void> {
+    if (!Number.isInteger(pid) || pid <= 0 || pid === this.#recorded) return;
+    const start = processStartIdentity(pid);
+    if (start === null) return;
+    const rec: ServerRecord = { schema: "aiterm.tmux-server.v1", pid, start, socket: this.#socket };
+    const tmp = `${this.#record}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    try {
+      await Deno.writeTextFile(tmp, JSON.stringify(rec) + "\n", { mode: 0o600, createNew: true });
+      await Deno.rename(tmp, this.#record);
+      this.#recorded = pid;
+    } catch {
+      await Deno.remove(tmp).catch(() => {});
+    }
+  }
+
+  /** The recorded server when it is still that process and looks like tmux; null otherwise. */
+  async #ourLiveServer(): Promise<ServerRecord | null> {
+    let rec: ServerRecord;
+    try {
+      rec = JSON.parse(await Deno.readTextFile(this.#record)) as ServerRecord;
+    } catch {
+      return null;
+    }
+    if (rec?.schema !== "aiterm.tmux-server.v1" || rec.socket !== this.#socket) return null;
+    if (!sameProcessAlive(rec.pid, rec.start)) return null;
+    const comm = readProcStat(rec.pid)?.comm;
+    if (comm !== undefined && !comm.startsWith("tmux")) return null;
+    return rec;
+  }
+
+  async #recover(): Promise<void> {
+    const rec = await this.#ourLiveServer();
+    if (!rec) return;
+    try {
+      Deno.kill(rec.pid, "SIGUSR1");
+    } catch {
+      return;
+    }
+    const deadline = Date.now() + RECREATE_TIMEOUT_MS;
+    let delay = 2;
+    while (Date.now() < deadline) {
+      if (await Deno.lstat(this.#socket).then(() => true, () => false)) return;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 50);
+    }
+    throw new AppError(
+      "TMUX_SERVER_GONE",
+      `Cannot reach the tmux server (pid ${rec.pid}): its socket was deleted and it did not re-create it`,
+      {
+        data: { pid: rec.pid },
+        suggestion: "nothing was run and no second server was started; send it SIGUSR1 by hand or end it",
+      },
+    );
+  }
+}

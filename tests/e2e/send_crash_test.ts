@@ -1,0 +1,123 @@
+// deno-lint-ignore-file no-console
+/**
+ * A server SIGKILLed in the middle of a long send (issue 14 item 7). Afterwards a fresh server must
+ * press C-c and send on the same session (the shell is never killed), no send lock may be left
+ * behind, and no scratch file (the typed text) may outlive the send. Real servers over the real
+ * MCP client, real tmux.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
+import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
+import { connect, type TestClient } from "../helpers/mcp.ts";
+import { processAlive } from "../../platform/process.ts";
+
+const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
+/** A harmless 65,536-byte line: a shell comment. */
+const LONG = "# " + "0123456789abcdef".repeat(4096).slice(2);
+
+const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+const scratchFiles = (t: TestEnv) =>
+  [...Deno.readDirSync(`${t.stateDir}/scratch`)].map((e) => e.name).filter((n) => n.startsWith("aiterm-"));
+const lockPath = (t: TestEnv, id: string) => `${t.stateDir}/sessions/${id}/send.lock`;
+
+/** Sends the long line (not submitted) and SIGKILLs the server `delayMs` later, or when `when` says so. */
+async function killMidSend(c: TestClient, id: string, delayMs: number, when?: () => Promise<boolean>): Promise<void> {
+  const call = c.call("pty_send", { session_id: id, text: LONG, enter: false }).catch(() => null);
+  if (when) await eventually(when, 30_000, "kill point");
+  else await new Promise((r) => setTimeout(r, delayMs));
+  Deno.kill(c.pid, "SIGKILL");
+  await call;
+  await c.close();
+  await eventually(() => Promise.resolve(!processAlive(c.pid)), 10_000, "server gone");
+}
+
+/**
+ * Waits until the shell has digested what was typed and shows a bare prompt, unchanged over 300 ms.
+ * (A command typed while bash is still reading a 64 KiB line that C-c interrupts can lose its first
+ * bytes to the shell's own SIGINT handling; that is the shell's, not the send's.)
+ */
+async function promptSettled(t: TestEnv, id: string): Promise<void> {
+  let last = "";
+  await eventually(async () => {
+    const screen = (await t.tmux("capture-pane", "-p", "-t", `=${id}:`)).stdout.trimEnd();
+    const bottom = screen.split("\n").pop() ?? "";
+    const settled = bottom === last && bottom.length < 150 && /[#$]$/.test(bottom);
+    last = bottom;
+    if (!settled) await new Promise((r) => setTimeout(r, 300));
+    return settled;
+  }, 60_000, "a settled prompt");
+}
+
+/** A fresh server recovers the session: C-c clears the line, a command runs, nothing is left behind. */
+async function recover(t: TestEnv, id: string, round: string): Promise<{ c: TestClient; recovered: boolean }> {
+  const c = await connect(t.env);
+  const k = await c.call("pty_key", { session_id: id, key: "C-c" });
+  assert(!k.isError, `round ${round}: pty_key C-c failed: ${JSON.stringify(k.content)}`);
+  const key = k.structuredContent as { key: string; recovered_stale_lock: boolean };
+  assertEquals(key.key, "C-c");
+  const text = k.content[0]?.type === "text" ? k.content[0].text : "";
+  if (key.recovered_stale_lock) assertStringIncludes(text, "partly typed");
+  await promptSettled(t, id);
+  const out = `${t.root}/round-${round}.txt`;
+  const sent = await c.ok<{ recovered_stale_lock: boolean }>("pty_send", { session_id: id, text: `echo ${round} > ${out}` });
+  assertEquals(sent.recovered_stale_lock, false, "the lock was clean after pty_key");
+  const ran = await eventually(() => Deno.readTextFile(out).catch(() => null), 30_000, out).catch(async (err) => {
+    const screen = (await t.tmux("capture-pane", "-p", "-t", `=${id}:`)).stdout;
+    throw new Error(`${(err as Error).message}; screen:\n${screen.replace(/[0-9a-f]{200,}/g, "<hex…>")}`);
+  });
+  assertEquals(ran, `${round}\n`);
+  assertEquals(await exists(lockPath(t, id)), false, `round ${round}: the send lock was left behind`);
+  assertEquals(scratchFiles(t), [], `round ${round}: scratch files left`);
+  return { c, recovered: key.recovered_stale_lock };
+}
+
+Deno.test("SIGKILL at 16 points of a 64 KiB send: a fresh server presses C-c and sends; no lock or scratch file is left", opts, async () => {
+  await using t = await makeTestEnv();
+  let c = await connect(t.env);
+  const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+  const shellPid = (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_pid}")).stdout.trim();
+  const delays = [0, 2, 5, 8, 12, 16, 20, 25, 30, 40, 50, 65, 80, 100, 150, 250];
+  const seen = { lockLeft: 0, scratchLeft: 0, recovered: 0 };
+  try {
+    for (const [i, delay] of delays.entries()) {
+      await killMidSend(c, session_id, delay);
+      if (await exists(lockPath(t, session_id))) seen.lockLeft++;
+      if (scratchFiles(t).length) seen.scratchLeft++;
+      const next = await recover(t, session_id, `r${i}`);
+      c = next.c;
+      if (next.recovered) seen.recovered++;
+    }
+  } finally {
+    await c.close();
+  }
+  // The user's shell was never killed or replaced.
+  assertEquals((await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_pid}")).stdout.trim(), shellPid);
+  assertEquals(seen.recovered, seen.lockLeft, "every lock left behind was taken over, and only those");
+  console.log(`16 kills: send lock left by ${seen.lockLeft}, scratch file left by ${seen.scratchLeft}; all recovered`);
+});
+
+Deno.test("a server SIGKILLed while it holds the send lock: its lock is taken over and its scratch file removed", opts, async () => {
+  // A tmux that is slow to load the buffer keeps the killed server inside its lock for a second.
+  await using t = await makeTestEnv();
+  const flag = `${t.root}/slow-load`;
+  const wrapper = `${t.root}/tmux-slow`;
+  await Deno.writeTextFile(
+    wrapper,
+    `#!/bin/sh\ncase " $* " in *" load-buffer "*) if [ -e '${flag}' ]; then echo $$ > '${flag}.pid'; sleep 1; fi;; esac\nexec tmux "$@"\n`,
+  );
+  await Deno.chmod(wrapper, 0o755);
+  const env = { ...t.env, AITERM_TMUX_BIN: wrapper };
+  const c = await connect(env);
+  const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+  await Deno.writeTextFile(flag, "");
+  await killMidSend(c, session_id, 0, async () => await exists(`${flag}.pid`) && await exists(lockPath(t, session_id)));
+  await Deno.remove(flag);
+  // The orphaned tmux client finishes the paste on its own: a send is typed whole or not at all.
+  const orphan = Number((await Deno.readTextFile(`${flag}.pid`)).trim());
+  await eventually(() => Promise.resolve(!processAlive(orphan)), 10_000, "orphaned tmux client");
+  assert(await exists(lockPath(t, session_id)), "the killed server's lock record is there");
+  assertEquals(scratchFiles(t).length, 1, "the killed server's scratch file is there");
+  // An agent step does not take the lock over by itself; pty_key does, and says so.
+  const { c: fresh, recovered } = await recover(t, session_id, "after");
+  await fresh.close();
+  assert(recovered, "pty_key reported recovered_stale_lock");
+});
