@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { buildDeps } from "./lib/app.ts";
 import { log } from "./lib/log.ts";
-import { createServer, StdioServerTransport } from "./lib/mcp/mod.ts";
+import { createServer, LineTransport } from "./lib/mcp/mod.ts";
 import { VERSION } from "./lib/version.ts";
 import { runWait } from "./lib/wait_cli.ts";
 import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
@@ -48,7 +48,8 @@ function fail(message: string): never {
 async function serve(): Promise<void> {
   const deps = buildDeps({ env: Deno.env.toObject(), cwd: Deno.cwd() });
   const server = createServer(deps);
-  const transport = new StdioServerTransport();
+  // Our own framing: every malformed or oversized line gets a JSON-RPC error (lib/mcp/stdio_transport.ts).
+  const transport = new LineTransport();
   transport.onclose = () => Deno.exit(0);
   await server.connect(transport);
   log("info", "server ready", { version: VERSION, pid: Deno.pid });

@@ -40,10 +40,51 @@ export function jsonStringBytes(s: string): number {
   return n;
 }
 
-/** UTF-8 length of `JSON.stringify(value)` (0 for a value JSON cannot represent, such as undefined). */
+/**
+ * UTF-8 length of `JSON.stringify(value)` (0 for a value JSON cannot represent, such as undefined),
+ * counted by walking plain data so that a large result is not copied once more just to be measured.
+ */
 export function jsonBytes(value: unknown): number {
-  const text = JSON.stringify(value);
-  return text === undefined ? 0 : utf8Bytes(text);
+  return valueBytes(value, false) ?? 0;
+}
+
+/** Bytes of one value; null when JSON leaves it out (undefined, functions, symbols). */
+function valueBytes(value: unknown, inArray: boolean): number | null {
+  switch (typeof value) {
+    case "string":
+      return jsonStringBytes(value);
+    case "number":
+    case "boolean":
+      return JSON.stringify(value).length;
+    case "undefined":
+    case "function":
+    case "symbol":
+      return inArray ? 4 : null;
+    case "bigint":
+      JSON.stringify(value); // throws, as serializing would
+      return 0;
+  }
+  if (value === null) return 4;
+  const proto = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    let n = 2 + Math.max(0, value.length - 1);
+    for (const item of value) n += valueBytes(item, true)!;
+    return n;
+  }
+  if (proto !== Object.prototype && proto !== null) {
+    // Anything with its own serialization (toJSON, boxed values): measure what it turns into.
+    const text = JSON.stringify(value);
+    return text === undefined ? (inArray ? 4 : null) : utf8Bytes(text);
+  }
+  let n = 2;
+  let first = true;
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const size = valueBytes(item, false);
+    if (size === null) continue;
+    n += (first ? 0 : 1) + jsonStringBytes(key) + 1 + size;
+    first = false;
+  }
+  return n;
 }
 
 function isLowSurrogate(c: number): boolean {

@@ -47,8 +47,14 @@ Deno.test("jsonStringBytes and utf8Bytes agree with JSON.stringify + TextEncoder
   }
 });
 
-Deno.test("jsonBytes measures whole values", () => {
-  const v = { a: [1, null, true, "é\n"], b: { c: "x" }, d: undefined };
-  assertEquals(jsonBytes(v), enc.encode(JSON.stringify(v)).length);
+Deno.test("jsonBytes measures whole values as JSON.stringify serializes them", () => {
+  const values: unknown[] = [
+    { a: [1, null, true, "é\n"], b: { c: "x" }, d: undefined },
+    [undefined, () => 1, NaN, -0, 1e21, 0.1],
+    { 'k"ey': { nested: [[], {}, ""] }, date: new Date(0), f: () => 1, n: -1.5 },
+    Object.create(null),
+    { content: [{ type: "text", text: sample(7, 300) }], structuredContent: { text: sample(9, 500), has_more: true } },
+  ];
+  for (const v of values) assertEquals(jsonBytes(v), enc.encode(JSON.stringify(v)).length, JSON.stringify(v));
   assertEquals(jsonBytes(undefined), 0);
 });

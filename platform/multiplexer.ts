@@ -92,7 +92,11 @@ export interface Multiplexer {
   pipeStates(): Promise<PipeState[]>;
   /** Pipes the pane's output into `sink` (the {@link NewSessionSpec.outputSink} form), closing any pipe it had. */
   attachOutputSink(name: string, sink: string): Promise<void>;
-  /** Sends UTF-8 text as typed, in chunks of at most `chunkBytes`, in order. */
+  /**
+   * Types UTF-8 text (`chunks`: pieces that never split a character), whole and in order, then
+   * `keysAfter`. The backend picks the round trips: tmux loads it all as one buffer in one
+   * invocation; psmux pastes chunk by chunk. Scratch files never outlive the call.
+   */
   pasteText(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<void>;
   /** Sends named keys (multiplexer key names such as `C-c`, `Enter`). */
   sendKeys(name: string, keys: string[]): Promise<void>;

@@ -1,4 +1,4 @@
 /** The MCP layer's way in. */
 export { callTool, createServer, toolListing } from "./server.ts";
 export type { ToolDeps } from "./tool.ts";
-export { StdioServerTransport } from "./sdk.ts";
+export { LineTransport, MAX_REQUEST_BYTES } from "./stdio_transport.ts";

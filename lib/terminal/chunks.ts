@@ -5,7 +5,10 @@ const encoder = new TextEncoder();
 
 /** The input limit of one send, in UTF-8 bytes. */
 export const INPUT_LIMIT_BYTES = 64 * 1024;
-/** The largest chunk handed to the multiplexer at once. */
+/**
+ * The largest chunk. psmux pastes chunk by chunk (ADR 0011); tmux joins them into one buffer and one
+ * invocation (platform/tmux.ts pasteArgs), because its server queues pane input losslessly.
+ */
 export const CHUNK_BYTES = 256;
 
 /** UTF-8 encodes `text` and splits it into chunks of at most `max` bytes on character boundaries. */

@@ -131,7 +131,14 @@ export interface LogSlice {
  * byte on disk (`truncated`, and the gap in `gaps`); a gap after the start ends the slice there (also `truncated`
  * with the gap in `gaps`, and `to` before `end`: the next read continues after it).
  */
-export async function readLog(dir: string, segmentBytes: number, from: number, maxBytes: number): Promise<LogSlice> {
+export async function readLog(
+  dir: string,
+  segmentBytes: number,
+  from: number,
+  maxBytes: number,
+  /** Reused for the bytes when large enough (the slice then views it: use it before the next read into it). */
+  buffer?: Uint8Array,
+): Promise<LogSlice> {
   const layout = await scanLog(dir, segmentBytes);
   let truncated = from < layout.start;
   let start = Math.min(Math.max(from, layout.start), layout.end);
@@ -142,7 +149,7 @@ export async function readLog(dir: string, segmentBytes: number, from: number, m
   }
   for (;;) {
     const stop = Math.min(layout.end, start + maxBytes);
-    const span = await readSpan(dir, layout, segmentBytes, start, stop);
+    const span = await readSpan(dir, layout, segmentBytes, start, stop, buffer);
     const gap = span.bytes.length === 0 && start < layout.end ? afterGap(layout, segmentBytes, start) : null;
     if (gap) {
       gaps.push(gap);
@@ -176,8 +183,11 @@ async function readSpan(
   segmentBytes: number,
   start: number,
   stop: number,
+  buffer?: Uint8Array,
 ): Promise<{ bytes: Uint8Array; to: number }> {
-  const out = new Uint8Array(Math.max(0, stop - start));
+  const size = Math.max(0, stop - start);
+  // A reused buffer spares a fresh allocation per read (freed memory is returned to the OS late, if ever).
+  const out = buffer && buffer.length >= size ? buffer.subarray(0, size) : new Uint8Array(size);
   let at = start;
   while (at < stop) {
     const index = Math.floor(at / segmentBytes);

@@ -16,8 +16,11 @@ import type { LastSend } from "./last_send.ts";
 
 /** The longest wait a read accepts; larger values are clamped. */
 export const MAX_TIMEOUT_S = 600;
-/** The most log bytes one folded (reduced) read looks at (the rest is `has_more`). */
-export const MAX_READ_BYTES = 4 * 1024 * 1024;
+/**
+ * The most log bytes one folded (reduced) read looks at (the rest is `has_more`): reducing holds
+ * several copies of its input, so more than a result's worth would only cost memory.
+ */
+export const MAX_READ_BYTES = 1024 * 1024;
 
 /** Input of {@link readSession}. */
 export interface ReadInput {

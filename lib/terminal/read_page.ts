@@ -20,6 +20,42 @@ function minWindow(budget: number): number {
 const SCAN_CHUNK = 1 << 20;
 const NL = 0x0a;
 const decoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Read buffers handed from one page to the next. A fresh multi-MiB buffer per read is garbage the
+ * allocator returns to the OS late, if ever; a read holds a buffer only until its text is decoded.
+ * A cache, not state: losing it changes nothing but memory.
+ */
+const spare: Uint8Array[] = [];
+const SPARE_MAX = 2;
+
+function takeBuffer(size: number): Uint8Array {
+  const i = spare.findIndex((b) => b.length >= size);
+  return i >= 0 ? spare.splice(i, 1)[0]! : new Uint8Array(size);
+}
+
+function giveBack(buffer: Uint8Array): void {
+  if (spare.length < SPARE_MAX) spare.push(buffer);
+}
+
+/** Reads into a spare buffer, runs `use` on the slice, then hands the buffer back (the slice's bytes go with it). */
+async function withSlice<T>(
+  read: { dir: string; segmentBytes: number; from: number; maxBytes: number },
+  use: (slice: LogSlice) => T,
+): Promise<T> {
+  const buffer = takeBuffer(read.maxBytes);
+  try {
+    return use(await readLog(read.dir, read.segmentBytes, read.from, read.maxBytes, buffer));
+  } finally {
+    giveBack(buffer);
+  }
+}
+
+/** The slice without its bytes (they live in a reused buffer). */
+function detached(slice: LogSlice): LogSlice {
+  return { ...slice, bytes: EMPTY };
+}
 
 /** What a view makes of a page's text. */
 export interface Rendered {
@@ -56,8 +92,11 @@ export interface BytePage extends Rendered {
 
 /** Reads one byte range and renders the longest prefix of it whose text fits the budget. */
 export async function readBytePage(spec: BytePageSpec): Promise<BytePage> {
+  return await withSlice(spec, (slice) => bytePage(spec, slice));
+}
+
+function bytePage(spec: BytePageSpec, slice: LogSlice): BytePage {
   const budget = spec.budget ?? MAX_PAGE_TEXT_BYTES;
-  const slice = await readLog(spec.dir, spec.segmentBytes, spec.from, spec.maxBytes);
   const skip = spec.alignStart || slice.truncated ? leadingContinuationBytes(slice.bytes) : 0;
   const bytes = slice.bytes.subarray(skip);
   const textStart = slice.from + skip;
@@ -68,7 +107,7 @@ export async function readBytePage(spec: BytePageSpec): Promise<BytePage> {
     const rendered = spec.render(decoder.decode(bytes.subarray(0, keep)), textStart);
     const size = jsonStringBytes(rendered.text);
     if (size <= budget || keep <= minWindow(budget)) {
-      return { ...rendered, slice, textStart, nextCursor: textStart + keep };
+      return { ...rendered, slice: detached(slice), textStart, nextCursor: textStart + keep };
     }
     limit = Math.max(minWindow(budget), Math.min(keep - 1, Math.floor(keep * (budget / size) * 0.98)));
   }
@@ -107,12 +146,27 @@ export interface LineOffset {
 export async function findLine(dir: string, segmentBytes: number, base: number, line: number): Promise<LineOffset> {
   // Line 1 starts at the base itself (a read from there clamps it into the log and says truncated).
   if (line <= 1) return { offset: base, found: true, lines: 0, truncated: false };
-  let need = line - 1;
+  const buffer = takeBuffer(SCAN_CHUNK);
+  try {
+    return await countLines(dir, segmentBytes, base, line - 1, buffer);
+  } finally {
+    giveBack(buffer);
+  }
+}
+
+async function countLines(
+  dir: string,
+  segmentBytes: number,
+  base: number,
+  newlines: number,
+  buffer: Uint8Array,
+): Promise<LineOffset> {
+  let need = newlines;
   let at = base;
   let truncated = false;
   let seen = 0;
   for (;;) {
-    const slice = await readLog(dir, segmentBytes, at, SCAN_CHUNK);
+    const slice = await readLog(dir, segmentBytes, at, SCAN_CHUNK, buffer);
     truncated ||= slice.truncated;
     let i = 0;
     while (need > 0) {
@@ -160,8 +214,11 @@ export interface LinePage {
 
 /** Reads up to `count` whole lines from `from`, as many as fit the budget (a line longer than a page is cut). */
 export async function readLinePage(spec: LinePageSpec): Promise<LinePage> {
+  return await withSlice({ ...spec, maxBytes: MAX_PAGE_TEXT_BYTES }, (slice) => linePage(spec, slice));
+}
+
+function linePage(spec: LinePageSpec, slice: LogSlice): LinePage {
   const budget = spec.budget ?? MAX_PAGE_TEXT_BYTES;
-  const slice = await readLog(spec.dir, spec.segmentBytes, spec.from, MAX_PAGE_TEXT_BYTES);
   const skip = leadingContinuationBytes(slice.bytes);
   const bytes = slice.bytes.subarray(skip);
   const textStart = slice.from + skip;
@@ -187,7 +244,7 @@ export async function readLinePage(spec: LinePageSpec): Promise<LinePage> {
     if (text.endsWith("\n")) lines.pop();
     const size = jsonStringBytes(lines.join("\n"));
     if (size <= budget || keep <= minWindow(budget)) {
-      return { lines, slice, textStart, nextCursor: textStart + keep, complete, cutLine };
+      return { lines, slice: detached(slice), textStart, nextCursor: textStart + keep, complete, cutLine };
     }
     if (ends.length > 1 && cutAt === null) {
       ends = ends.slice(0, Math.min(ends.length - 1, Math.max(1, Math.floor(ends.length * (budget / size) * 0.98))));

@@ -528,7 +528,9 @@ export class Terminal {
       { sessionId: input.session_id },
       async (hold) => {
         // After a wait (or a dead sender's lock) the foreground may have changed: decide again.
-        if (hold.waited || hold.recoveredStaleLock) plan = await this.#planSend(input.session_id, text, raw, enter, mark);
+        if (hold.waited || hold.recoveredStaleLock) {
+          plan = await this.#planSend(input.session_id, text, raw, enter, mark);
+        }
         const { meta, live } = plan;
         // A stopped log writer is restarted before typing, so what this send causes is recorded (no extra tmux call).
         if (meta) await this.#checkLogWriter(meta, live.piped);

@@ -110,27 +110,31 @@ async function assertArrived(got: Uint8Array, want: string, label: string): Prom
   assertEquals(await sha256(got), await sha256(bytes), `${label}: checksum`);
 }
 
-Deno.test("65,536-byte sends of ASCII, CJK and emoji arrive byte-exact (raw into a raw-mode reader)", opts, async () => {
-  await using t = await makeTestEnv();
-  await using c = await connect(t.env);
-  const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  const cases: [string, string][] = [
-    ["ascii", textOf([..."abcdefghijklmnopqrstuvwxyz0123456789 ;#{}()$'\"\\"], LIMIT, 1)],
-    ["cjk", textOf([..."漢字仮名交じり文東京大阪日本語テスト"], LIMIT, 2)],
-    ["emoji", textOf([..."😀🚀🎉🧪🐢🦀🍣🌏"], LIMIT, 3)],
-  ];
-  for (const [label, text] of cases) {
-    const r = await startReceiver(c, t.socketPath, t.env, session_id, t.root, label, LIMIT);
-    const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", {
-      session_id,
-      text,
-      raw: true,
-      enter: false,
-    });
-    assertEquals([sent.bytes, sent.mode], [LIMIT, "raw"]);
-    await assertArrived(await received(r), text, label);
-  }
-});
+Deno.test(
+  "65,536-byte sends of ASCII, CJK and emoji arrive byte-exact (raw into a raw-mode reader)",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await using c = await connect(t.env);
+    const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+    const cases: [string, string][] = [
+      ["ascii", textOf([..."abcdefghijklmnopqrstuvwxyz0123456789 ;#{}()$'\"\\"], LIMIT, 1)],
+      ["cjk", textOf([..."漢字仮名交じり文東京大阪日本語テスト"], LIMIT, 2)],
+      ["emoji", textOf([..."😀🚀🎉🧪🐢🦀🍣🌏"], LIMIT, 3)],
+    ];
+    for (const [label, text] of cases) {
+      const r = await startReceiver(c, t.socketPath, t.env, session_id, t.root, label, LIMIT);
+      const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", {
+        session_id,
+        text,
+        raw: true,
+        enter: false,
+      });
+      assertEquals([sent.bytes, sent.mode], [LIMIT, "raw"]);
+      await assertArrived(await received(r), text, label);
+    }
+  },
+);
 
 Deno.test("a 65,536-byte multi-line text typed into a line-mode reader arrives whole, in order", opts, async () => {
   await using t = await makeTestEnv();
@@ -141,10 +145,14 @@ Deno.test("a 65,536-byte multi-line text typed into a line-mode reader arrives w
   const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", { session_id, text, enter: false });
   assertEquals([sent.bytes, sent.mode], [LIMIT, "typed"]);
   // C-d at the start of a line ends cat once every line has been read.
-  await eventually(async () => {
-    const st = await Deno.stat(r.file).catch(() => null);
-    return st !== null && st.size >= LIMIT;
-  }, 120_000, "all lines read");
+  await eventually(
+    async () => {
+      const st = await Deno.stat(r.file).catch(() => null);
+      return st !== null && st.size >= LIMIT;
+    },
+    120_000,
+    "all lines read",
+  );
   await c.ok("pty_key", { session_id, key: "C-d" });
   await assertArrived(await received(r), text, "lines");
 });

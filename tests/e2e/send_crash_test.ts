@@ -20,7 +20,13 @@ const scratchFiles = (t: TestEnv) =>
 const lockPath = (t: TestEnv, id: string) => `${t.stateDir}/sessions/${id}/send.lock`;
 
 /** Sends the long line (not submitted) and SIGKILLs the server `delayMs` later, or when `when` says so. */
-async function killMidSend(c: TestClient, id: string, delayMs: number, when?: () => Promise<boolean>): Promise<void> {
+async function killMidSend(
+  c: TestClient,
+  socket: string,
+  id: string,
+  delayMs: number,
+  when?: () => Promise<boolean>,
+): Promise<void> {
   const call = c.call("pty_send", { session_id: id, text: LONG, enter: false }).catch(() => null);
   if (when) await eventually(when, 30_000, "kill point");
   else await new Promise((r) => setTimeout(r, delayMs));
@@ -28,26 +34,43 @@ async function killMidSend(c: TestClient, id: string, delayMs: number, when?: ()
   await call;
   await c.close();
   await eventually(() => Promise.resolve(!processAlive(c.pid)), 10_000, "server gone");
+  // A tmux client it had spawned finishes on its own (the send is typed whole or not at all): let it.
+  await eventually(() => pastesRunning(socket).then((n) => n === 0), 60_000, "orphaned tmux clients");
+}
+
+/** tmux clients on `socket` still loading a paste buffer (Linux /proc). */
+async function pastesRunning(socket: string): Promise<number> {
+  let n = 0;
+  for await (const e of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    const argv = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
+    if (argv.includes(socket) && argv.includes("\0load-buffer\0")) n++;
+  }
+  return n;
+}
+
+/** Waits until the pane's foreground program is `program`. */
+async function foregroundIs(t: TestEnv, id: string, program: string): Promise<void> {
+  await eventually(
+    async () => {
+      const out = await t.tmux("display", "-p", "-t", `=${id}:`, "#{pane_current_command}");
+      return out.stdout.trim() === program;
+    },
+    30_000,
+    `foreground ${program}`,
+  );
 }
 
 /**
- * Waits until the shell has digested what was typed and shows a bare prompt, unchanged over 300 ms.
- * (A command typed while bash is still reading a 64 KiB line that C-c interrupts can lose its first
- * bytes to the shell's own SIGINT handling; that is the shell's, not the send's.)
+ * Starts the program the long send goes to. (Not bash's line editor: C-c while bash is still digesting a
+ * 64 KiB line can leave bash waiting for one more byte before it shows a prompt, which is bash's, not aiterm's.)
  */
-async function promptSettled(t: TestEnv, id: string): Promise<void> {
-  let last = "";
-  await eventually(async () => {
-    const screen = (await t.tmux("capture-pane", "-p", "-t", `=${id}:`)).stdout.trimEnd();
-    const bottom = screen.split("\n").pop() ?? "";
-    const settled = bottom === last && bottom.length < 150 && /[#$]$/.test(bottom);
-    last = bottom;
-    if (!settled) await new Promise((r) => setTimeout(r, 300));
-    return settled;
-  }, 60_000, "a settled prompt");
+async function startReader(c: TestClient, t: TestEnv, id: string): Promise<void> {
+  await c.ok("pty_send", { session_id: id, text: "cat > /dev/null" });
+  await foregroundIs(t, id, "cat");
 }
 
-/** A fresh server recovers the session: C-c clears the line, a command runs, nothing is left behind. */
+/** A fresh server recovers the session: C-c ends the reader, a command runs, nothing is left behind. */
 async function recover(t: TestEnv, id: string, round: string): Promise<{ c: TestClient; recovered: boolean }> {
   const c = await connect(t.env);
   const k = await c.call("pty_key", { session_id: id, key: "C-c" });
@@ -56,9 +79,12 @@ async function recover(t: TestEnv, id: string, round: string): Promise<{ c: Test
   assertEquals(key.key, "C-c");
   const text = k.content[0]?.type === "text" ? k.content[0].text : "";
   if (key.recovered_stale_lock) assertStringIncludes(text, "partly typed");
-  await promptSettled(t, id);
+  await foregroundIs(t, id, "bash");
   const out = `${t.root}/round-${round}.txt`;
-  const sent = await c.ok<{ recovered_stale_lock: boolean }>("pty_send", { session_id: id, text: `echo ${round} > ${out}` });
+  const sent = await c.ok<{ recovered_stale_lock: boolean }>("pty_send", {
+    session_id: id,
+    text: `echo ${round} > ${out}`,
+  });
   assertEquals(sent.recovered_stale_lock, false, "the lock was clean after pty_key");
   const ran = await eventually(() => Deno.readTextFile(out).catch(() => null), 30_000, out).catch(async (err) => {
     const screen = (await t.tmux("capture-pane", "-p", "-t", `=${id}:`)).stdout;
@@ -70,54 +96,76 @@ async function recover(t: TestEnv, id: string, round: string): Promise<{ c: Test
   return { c, recovered: key.recovered_stale_lock };
 }
 
-Deno.test("SIGKILL at 16 points of a 64 KiB send: a fresh server presses C-c and sends; no lock or scratch file is left", opts, async () => {
-  await using t = await makeTestEnv();
-  let c = await connect(t.env);
-  const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  const shellPid = (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_pid}")).stdout.trim();
-  const delays = [0, 2, 5, 8, 12, 16, 20, 25, 30, 40, 50, 65, 80, 100, 150, 250];
-  const seen = { lockLeft: 0, scratchLeft: 0, recovered: 0 };
-  try {
-    for (const [i, delay] of delays.entries()) {
-      await killMidSend(c, session_id, delay);
-      if (await exists(lockPath(t, session_id))) seen.lockLeft++;
-      if (scratchFiles(t).length) seen.scratchLeft++;
-      const next = await recover(t, session_id, `r${i}`);
-      c = next.c;
-      if (next.recovered) seen.recovered++;
+Deno.test(
+  "SIGKILL at 16 points of a 64 KiB send: a fresh server presses C-c and sends; no lock or scratch file is left",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    let c = await connect(t.env);
+    const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+    const shellPid = (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_pid}")).stdout.trim();
+    const delays = [0, 2, 5, 8, 12, 16, 20, 25, 30, 40, 50, 65, 80, 100, 150, 250];
+    const seen = { lockLeft: 0, scratchLeft: 0, recovered: 0 };
+    try {
+      for (const [i, delay] of delays.entries()) {
+        await startReader(c, t, session_id);
+        await killMidSend(c, t.socketPath, session_id, delay);
+        if (await exists(lockPath(t, session_id))) seen.lockLeft++;
+        if (scratchFiles(t).length) seen.scratchLeft++;
+        const next = await recover(t, session_id, `r${i}`);
+        c = next.c;
+        if (next.recovered) seen.recovered++;
+      }
+    } finally {
+      await c.close();
     }
-  } finally {
-    await c.close();
-  }
-  // The user's shell was never killed or replaced.
-  assertEquals((await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_pid}")).stdout.trim(), shellPid);
-  assertEquals(seen.recovered, seen.lockLeft, "every lock left behind was taken over, and only those");
-  console.log(`16 kills: send lock left by ${seen.lockLeft}, scratch file left by ${seen.scratchLeft}; all recovered`);
-});
+    // The user's shell was never killed or replaced.
+    assertEquals((await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_pid}")).stdout.trim(), shellPid);
+    assertEquals(seen.recovered, seen.lockLeft, "every lock left behind was taken over, and only those");
+    console.log(
+      `16 kills: send lock left by ${seen.lockLeft}, scratch file left by ${seen.scratchLeft}; all recovered`,
+    );
+  },
+);
 
-Deno.test("a server SIGKILLed while it holds the send lock: its lock is taken over and its scratch file removed", opts, async () => {
-  // A tmux that is slow to load the buffer keeps the killed server inside its lock for a second.
-  await using t = await makeTestEnv();
-  const flag = `${t.root}/slow-load`;
-  const wrapper = `${t.root}/tmux-slow`;
-  await Deno.writeTextFile(
-    wrapper,
-    `#!/bin/sh\ncase " $* " in *" load-buffer "*) if [ -e '${flag}' ]; then echo $$ > '${flag}.pid'; sleep 1; fi;; esac\nexec tmux "$@"\n`,
-  );
-  await Deno.chmod(wrapper, 0o755);
-  const env = { ...t.env, AITERM_TMUX_BIN: wrapper };
-  const c = await connect(env);
-  const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  await Deno.writeTextFile(flag, "");
-  await killMidSend(c, session_id, 0, async () => await exists(`${flag}.pid`) && await exists(lockPath(t, session_id)));
-  await Deno.remove(flag);
-  // The orphaned tmux client finishes the paste on its own: a send is typed whole or not at all.
-  const orphan = Number((await Deno.readTextFile(`${flag}.pid`)).trim());
-  await eventually(() => Promise.resolve(!processAlive(orphan)), 10_000, "orphaned tmux client");
-  assert(await exists(lockPath(t, session_id)), "the killed server's lock record is there");
-  assertEquals(scratchFiles(t).length, 1, "the killed server's scratch file is there");
-  // An agent step does not take the lock over by itself; pty_key does, and says so.
-  const { c: fresh, recovered } = await recover(t, session_id, "after");
-  await fresh.close();
-  assert(recovered, "pty_key reported recovered_stale_lock");
-});
+Deno.test(
+  "a server SIGKILLed while it holds the send lock: its lock is taken over and its scratch file removed",
+  opts,
+  async () => {
+    // A tmux that is slow to load the buffer keeps the killed server inside its lock for a second.
+    await using t = await makeTestEnv();
+    const flag = `${t.root}/slow-load`;
+    const wrapper = `${t.root}/tmux-slow`;
+    await Deno.writeTextFile(
+      wrapper,
+      `#!/bin/sh\ncase " $* " in *" load-buffer "*) if [ -e '${flag}' ]; then echo $$ > '${flag}.pid'; sleep 1; fi;; esac\nexec tmux "$@"\n`,
+    );
+    await Deno.chmod(wrapper, 0o755);
+    const env = { ...t.env, AITERM_TMUX_BIN: wrapper };
+    const c = await connect(env);
+    const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+    await startReader(c, t, session_id);
+    await Deno.writeTextFile(flag, "");
+    await killMidSend(
+      c,
+      t.socketPath,
+      session_id,
+      0,
+      async () => await exists(`${flag}.pid`) && await exists(lockPath(t, session_id)),
+    );
+    await Deno.remove(flag);
+    // The orphaned tmux client finishes the paste on its own: a send is typed whole or not at all.
+    const orphan = Number((await Deno.readTextFile(`${flag}.pid`)).trim());
+    await eventually(
+      () => Promise.resolve(!processAlive(orphan)),
+      10_000,
+      "orphaned tmux client",
+    );
+    assert(await exists(lockPath(t, session_id)), "the killed server's lock record is there");
+    assertEquals(scratchFiles(t).length, 1, "the killed server's scratch file is there");
+    // An agent step does not take the lock over by itself; pty_key does, and says so.
+    const { c: fresh, recovered } = await recover(t, session_id, "after");
+    await fresh.close();
+    assert(recovered, "pty_key reported recovered_stale_lock");
+  },
+);

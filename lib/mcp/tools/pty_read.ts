@@ -4,6 +4,7 @@ import { readAnswer } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
 import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
+import { summaryText, TEXT_COPY_BYTES } from "../result.ts";
 
 type AgentRead = ReadResult & { turn_id: string | null; answer_empty: boolean | null; harness: string | null };
 
@@ -133,5 +134,11 @@ export const ptyRead = defineTool({
   }).strict(),
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   handler: (input, deps, ctx) => read(input, deps, ctx),
-  text: (out) => out.view === "agent_transcript" ? out.text : formatRead(out as ReadResult),
+  // A long body is in structuredContent only (what Claude Code and Codex show); the text block then summarises.
+  text: (out) =>
+    out.text.length > TEXT_COPY_BYTES
+      ? summaryText(out)
+      : out.view === "agent_transcript"
+      ? out.text
+      : formatRead(out as ReadResult),
 });
