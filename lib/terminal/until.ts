@@ -15,9 +15,10 @@ import { stripControl } from "./reduce/mod.ts";
 export const MAX_LINE_CHARS = 1 << 20;
 /** A line still being written is tried provisionally only up to this length (longer: matched once complete). */
 export const MAX_PEEK_CHARS = 16 * 1024;
-const READ_CHUNK = 1 << 20;
-const SLICE_CHARS = 16 * 1024;
-const SLICE_MS = 8;
+const READ_CHUNK = 256 * 1024; // decoded and stripped in one go: bounded so that step stays short
+const MIN_SLICE = 64;
+const MAX_SLICE = 64 * 1024;
+const SLICE_MS = 5;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -35,6 +36,10 @@ export class UntilWatch {
   #at = 0;
   /** Characters of the line being written that the last provisional try did not get to. */
   #peekLeft = 0;
+  /** Log bytes after the last read that were not read yet (the matcher was behind). */
+  #unread = 0;
+  /** Characters fed per slice (adapted to the pattern's cost). */
+  #slice = 4096;
 
   /** `skipEcho`: the first line from `from` is the echo of the sent command, not output. */
   constructor(program: Program, from: number, skipEcho: boolean) {
@@ -63,6 +68,7 @@ export class UntilWatch {
       if (slice.truncated) this.#restart(); // bytes were lost: a match may not span the hole
       this.#take(this.#decoder.decode(slice.bytes, { stream: true }));
       this.#offset = slice.to;
+      this.#unread = Math.max(0, slice.end - slice.to);
       if (slice.to >= slice.end && this.behind === 0) break;
     }
     return this.#echoSkipped && this.#line.length <= MAX_PEEK_CHARS && await this.#peek(stopAt, signal);
@@ -73,11 +79,16 @@ export class UntilWatch {
     const what = this.#program.isRegex ? "until_regex" : "until";
     return new AppError(
       "REGEX_TIMEOUT",
-      `Cannot finish matching ${what}: the pattern (${this.#program.sourceLength} characters) had ${this.behind} characters of new output left to examine when the ${
+      `Cannot finish matching ${what}: when the ${
         timeoutMs / 1000
-      } s wait ended`,
+      } s wait ended the pattern (${this.#program.sourceLength} characters) had not examined ${this.behind} characters of new output and ${this.#unread} more bytes of the log`,
       {
-        data: { pattern_length: this.#program.sourceLength, unexamined_chars: this.behind, timeout_ms: timeoutMs },
+        data: {
+          pattern_length: this.#program.sourceLength,
+          unexamined_chars: this.behind,
+          unread_bytes: this.#unread,
+          timeout_ms: timeoutMs,
+        },
         suggestion: "use a simpler pattern (fewer nested or counted repetitions) or a literal until; nothing was read",
       },
     );
@@ -114,39 +125,53 @@ export class UntilWatch {
   async #peek(stopAt: number, signal?: AbortSignal): Promise<boolean> {
     const tail = stripControl(this.#line);
     const trial = this.#matcher.clone();
-    let sliceStart = performance.now();
-    for (let at = 0; at < tail.length; at += SLICE_CHARS) {
-      if (trial.feed(tail.slice(at, at + SLICE_CHARS))) return true;
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await yieldToLoop();
-        if (performance.now() >= stopAt || signal?.aborted) {
-          this.#peekLeft = Math.max(1, tail.length - at - SLICE_CHARS);
-          return false;
-        }
-        sliceStart = performance.now();
-      }
+    const r = await this.#feedSliced(trial, tail, 0, stopAt, signal);
+    if (r.hit) return true;
+    if (r.at < tail.length) {
+      this.#peekLeft = tail.length - r.at;
+      return false;
     }
     return trial.peek("");
   }
 
   /** Feeds the backlog in slices, yielding to the event loop between them. */
   async #drain(stopAt: number, signal?: AbortSignal): Promise<boolean> {
-    let sliceStart = performance.now();
-    while (this.#at < this.#backlog.length) {
-      const end = Math.min(this.#backlog.length, this.#at + SLICE_CHARS);
-      const hit = this.#matcher.feed(this.#backlog.slice(this.#at, end));
-      this.#at = end;
-      if (hit) return true;
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await yieldToLoop();
-        if (performance.now() >= stopAt || signal?.aborted) break;
-        sliceStart = performance.now();
-      }
-    }
+    const r = await this.#feedSliced(this.#matcher, this.#backlog, this.#at, stopAt, signal);
+    this.#at = r.at;
     if (this.#at >= this.#backlog.length) {
       this.#backlog = "";
       this.#at = 0;
     }
-    return false;
+    return r.hit;
+  }
+
+  /**
+   * Feeds `text` from `at` in slices sized so that each takes about SLICE_MS (a pattern with many live states
+   * gets short slices), yielding to the event loop between slices; stops at `stopAt` or on abort.
+   */
+  async #feedSliced(
+    m: StreamMatcher,
+    text: string,
+    at: number,
+    stopAt: number,
+    signal?: AbortSignal,
+  ): Promise<{ hit: boolean; at: number }> {
+    let busySince = performance.now();
+    while (at < text.length) {
+      const t0 = performance.now();
+      const end = Math.min(text.length, at + this.#slice);
+      const hit = m.feed(text.slice(at, end));
+      at = end;
+      if (hit) return { hit, at };
+      const took = performance.now() - t0;
+      if (took > SLICE_MS) this.#slice = Math.max(MIN_SLICE, this.#slice >> 1);
+      else if (took < SLICE_MS / 4) this.#slice = Math.min(MAX_SLICE, this.#slice << 1);
+      if (performance.now() - busySince >= SLICE_MS) {
+        await yieldToLoop();
+        if (performance.now() >= stopAt || signal?.aborted) break;
+        busySince = performance.now();
+      }
+    }
+    return { hit: false, at };
   }
 }
