@@ -23,14 +23,15 @@ export const ERROR_CODES = [
   "ENV_VAR_UNSET", // env_vars named a variable the server does not have
   "INPUT_TOO_LARGE", // text over the 64 KiB limit; data.limit_bytes, data.size_bytes
   "RESULT_TOO_LARGE", // a tool result over the 1 MiB serialized limit (never sent as one line); data.tool, data.size_bytes, data.limit_bytes
-  "KEY_UNKNOWN", // pty_key got a name that is not in the key table; data.valid
+  "KEY_UNKNOWN", // pty_key got a name that is not in the key table; data.valid, data.close_matches
+  "KEY_UNSUPPORTED", // pty_key got a known key with modifiers no terminal has a code for (S-a, C-Enter); data.accepted_forms; nothing sent
   "SEND_LOCK_BUSY", // another live process is sending to the session; data.owner_pid
   "SEND_LOCK_STALE", // agent steps: a dead process left the send lock; pty_key/pty_send take it over
   "LOG_WRITER_RESTARTED", // a pty_read warning, never thrown: the session's log writer had stopped and was restarted; output in the gap was lost
   "LOG_WRITER_DOWN", // a pty_read warning, never thrown: the log writer is stopped and could not be restarted (disk full?)
   "LOG_SEGMENT_MISSING", // a pty_read warning, never thrown: part of the log was deleted under a live session
   "WAIT_TIMEOUT", // a bounded internal wait ran out
-  "REGEX_TIMEOUT", // a wait ended before until (regex) had examined all new output; data.pattern_length, data.unexamined_chars; nothing read
+  "REGEX_TIMEOUT", // a wait ended before until/until_regex had examined all new output; data.pattern_length, data.unexamined_chars, data.unread_bytes; nothing read
   "HARNESS_NOT_INSTALLED", // the harness CLI binary was not found; data.harness, data.env_override
   "HARNESS_NOT_SUPPORTED", // the harness adapter is not built in this version
   "MODEL_UNKNOWN", // the model is not in the harness's live catalog; data.available

@@ -37,6 +37,8 @@ interface ProcStat {
   state: string;
   ppid: number;
   pgrp: number;
+  /** The controlling terminal's device number (0: none). */
+  ttyNr: number;
   tpgid: number;
   utime: number;
   stime: number;
@@ -67,6 +69,7 @@ export function parseProcStat(text: string): ProcStat | null {
     state: field(3),
     ppid: Number(field(4)),
     pgrp: Number(field(5)),
+    ttyNr: Number(field(7)),
     tpgid: Number(field(8)),
     utime: Number(field(14)),
     stime: Number(field(15)),

@@ -315,7 +315,8 @@ class Tmux implements Multiplexer {
 
   async sendKeys(name: string, keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.#run(["send-keys", "-t", exactTarget(name), ...keys]);
+    // A key such as `;` or `M-;` would otherwise end the tmux command.
+    await this.#run(["send-keys", "-t", exactTarget(name), ...keys.map(tmuxArg)]);
   }
 
   async capture(name: string, options: { scrollback?: number; escapes?: boolean } = {}): Promise<string> {

@@ -194,7 +194,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     const t = elapsed();
     if (t >= spec.timeoutMs) {
       // Output the matcher has not examined yet may hold the text: say so instead of "timeout".
-      if (untilWatch && untilWatch.behind > 0) throw untilWatch.timeoutError(spec.timeoutMs);
+      if (untilWatch && !untilWatch.caughtUp) throw untilWatch.timeoutError(spec.timeoutMs);
       return done({
         is_complete: false,
         via: "timeout",

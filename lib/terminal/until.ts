@@ -36,6 +36,8 @@ export class UntilWatch {
   #at = 0;
   /** Characters of the line being written that the last provisional try did not get to. */
   #peekLeft = 0;
+  /** The log offset at the last complete provisional try (nothing new since: no need to try again). */
+  #peekedAt = -1;
   /** Log bytes after the last read that were not read yet (the matcher was behind). */
   #unread = 0;
   /** Characters fed per slice (adapted to the pattern's cost). */
@@ -54,6 +56,11 @@ export class UntilWatch {
     return this.#backlog.length - this.#at + this.#peekLeft;
   }
 
+  /** True when everything read so far was examined and the last read reached the end of the log. */
+  get caughtUp(): boolean {
+    return this.behind === 0 && this.#unread === 0;
+  }
+
   /**
    * Reads what is new and matches it, until the output is used up (then the line being written is peeked at) or
    * `stopAt` (a performance.now() time) passes or `signal` aborts. True on a match.
@@ -64,14 +71,20 @@ export class UntilWatch {
       if (await this.#drain(stopAt, signal)) return true;
       if (this.behind > 0) return false;
       const slice = await readLog(dir, segmentBytes, this.#offset, READ_CHUNK);
-      if (slice.to <= this.#offset && !slice.truncated) break;
+      if (slice.to <= this.#offset && !slice.truncated) {
+        this.#unread = 0; // nothing more can be read now: not the matcher's delay
+        break;
+      }
       if (slice.truncated) this.#restart(); // bytes were lost: a match may not span the hole
       this.#take(this.#decoder.decode(slice.bytes, { stream: true }));
       this.#offset = slice.to;
       this.#unread = Math.max(0, slice.end - slice.to);
       if (slice.to >= slice.end && this.behind === 0) break;
     }
-    return this.#echoSkipped && this.#line.length <= MAX_PEEK_CHARS && await this.#peek(stopAt, signal);
+    if (!this.#echoSkipped || this.#line.length > MAX_PEEK_CHARS || this.#offset === this.#peekedAt) return false;
+    if (await this.#peek(stopAt, signal)) return true;
+    if (this.#peekLeft === 0) this.#peekedAt = this.#offset; // the same tail need not be tried again
+    return false;
   }
 
   /** The error for a wait that ended while output was still unexamined. */
