@@ -16,10 +16,13 @@ export {
   processEnvVar,
   processStartIdentity,
   processTree,
+  readInputWaitFacts,
   readProcStat,
   sameProcessAlive,
 } from "./process.ts";
 export type { ForegroundProcess, TreeProcess } from "./process.ts";
+export { classifyInputWait } from "./input_wait.ts";
+export type { InputWaitFacts, InputWaitVerdict } from "./input_wait.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
 export { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";

@@ -3,6 +3,15 @@
  * /proc; other POSIX systems ask `ps`.
  */
 
+import {
+  classifyInputWait,
+  type FdKind,
+  type InputWaitFacts,
+  type InputWaitVerdict,
+  type ProcessFacts,
+  type TaskFacts,
+} from "./input_wait.ts";
+
 const decoder = new TextDecoder();
 
 /** True when a process with this PID exists (signal 0 probe semantics). */
@@ -108,38 +117,175 @@ export interface ForegroundProcess {
   pid: number;
   /** Process name (comm). */
   name: string;
-  /** Blocked in read() on stdin: an interactive program waiting for input. Null when unknown (non-Linux). */
+  /**
+   * The foreground group is waiting for terminal input, by what the kernel says of each of its
+   * processes (see platform/input_wait.ts): true waiting, false working or waiting on something
+   * else, null when it cannot tell (a wait on the terminal among other descriptors; non-Linux).
+   */
   readingInput: boolean | null;
+  /** The evidence behind `readingInput`, per process of the group; null off Linux. */
+  inputWait: InputWaitVerdict | null;
   /** The group leader is stopped by a signal (SIGSTOP/SIGTSTP). */
   stopped: boolean;
   /** The foreground process group id. */
   pgrp: number;
 }
 
-const READ_SYSCALL: Record<string, number> = { x86_64: 0, aarch64: 63 };
-
-/** The foreground process group leader of the terminal that `panePid` runs on (Linux: /proc; else null). */
+/**
+ * The foreground process group of the terminal that `panePid` runs on (Linux: /proc; else null):
+ * its leader (or, when the leader has exited, another member) and whether the group waits for input.
+ */
 export function foregroundProcess(panePid: number): ForegroundProcess | null {
   if (Deno.build.os !== "linux") return null;
   const pane = readProcStat(panePid);
   if (!pane || pane.tpgid <= 0) return null;
-  const fg = readProcStat(pane.tpgid);
-  if (!fg) return null;
-  let readingInput: boolean | null = null;
-  try {
-    const sc = Deno.readTextFileSync(`/proc/${pane.tpgid}/syscall`).trim().split(/\s+/);
-    const nr = READ_SYSCALL[Deno.build.arch];
-    readingInput = nr !== undefined && Number(sc[0]) === nr && Number(sc[1]) === 0;
-  } catch {
-    readingInput = null;
-  }
+  const members = foregroundMembers(panePid, pane.tpgid);
+  const leader = members.find((m) => m.pid === pane.tpgid) ?? members[0];
+  if (!leader) return null;
+  const inputWait = classifyInputWait({
+    arch: Deno.build.arch,
+    processes: members.map((m) => processFacts(m.pid, m.stat, pane.ttyNr)),
+  });
   return {
-    pid: pane.tpgid,
-    name: fg.comm,
-    readingInput,
-    stopped: fg.state === "T" || fg.state === "t",
+    pid: leader.pid,
+    name: leader.stat.comm,
+    readingInput: inputWait.waiting,
+    inputWait,
+    stopped: leader.stat.state === "T" || leader.stat.state === "t",
     pgrp: pane.tpgid,
   };
+}
+
+/**
+ * The facts {@link classifyInputWait} needs about the foreground group of `panePid`'s terminal
+ * (Linux; null elsewhere or when the pane is gone). For recording fixtures and diagnostics.
+ */
+export function readInputWaitFacts(panePid: number): InputWaitFacts | null {
+  if (Deno.build.os !== "linux") return null;
+  const pane = readProcStat(panePid);
+  if (!pane || pane.tpgid <= 0) return null;
+  const members = foregroundMembers(panePid, pane.tpgid);
+  return { arch: Deno.build.arch, processes: members.map((m) => processFacts(m.pid, m.stat, pane.ttyNr)) };
+}
+
+/** At most this many threads of one process are examined (a JVM has hundreds). */
+const MAX_TASKS = 64;
+
+function readText(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function taskIds(pid: number): number[] {
+  try {
+    return [...Deno.readDirSync(`/proc/${pid}/task`)].map((e) => Number(e.name)).filter(Number.isInteger);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The members of process group `pgrp` among `rootPid` and its descendants (walking the kernel's
+ * children lists, cheap), or from a scan of all of /proc when those lists are not available or the
+ * walk finds none (a member reparented away from the pane's tree).
+ */
+function foregroundMembers(rootPid: number, pgrp: number): { pid: number; stat: ProcStat }[] {
+  const members: { pid: number; stat: ProcStat }[] = [];
+  const seen = new Set<number>();
+  const stack = [rootPid];
+  let walked = true;
+  while (stack.length && walked) {
+    const pid = stack.pop()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    const stat = readProcStat(pid);
+    if (!stat) continue;
+    if (stat.pgrp === pgrp) members.push({ pid, stat });
+    for (const tid of taskIds(pid)) {
+      const children = readText(`/proc/${pid}/task/${tid}/children`);
+      if (children === null) {
+        if (pid === rootPid && tid === pid) walked = false;
+        continue;
+      }
+      for (const c of children.trim().split(/\s+/)) if (c) stack.push(Number(c));
+    }
+  }
+  if (walked && members.length) return members.sort((a, b) => a.pid - b.pid);
+  const all: { pid: number; stat: ProcStat }[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const stat = readProcStat(Number(entry.name));
+    if (stat?.pgrp === pgrp) all.push({ pid: Number(entry.name), stat });
+  }
+  return all.sort((a, b) => a.pid - b.pid);
+}
+
+const INERT_DEVICES = new Set(["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]);
+
+/** What one open descriptor of `pid` is, relative to the pane's terminal `ttyNr`. */
+function fdKind(pid: number, fd: string, link: string, procTtyNr: number, ttyNr: number): FdKind {
+  // The write end of a pipe never delivers input (`cat | cat`: the first cat's stdout).
+  if (link.startsWith("pipe:")) return writeOnly(pid, fd) ? "inert" : "pollable";
+  if (/^(socket|anon_inode):/.test(link)) return "pollable";
+  if (!link.startsWith("/") || INERT_DEVICES.has(link)) return "inert";
+  // /dev/tty is the process's controlling terminal, whatever device it is.
+  if (link === "/dev/tty") return procTtyNr === ttyNr && ttyNr !== 0 ? "tty" : "pollable";
+  try {
+    const info = Deno.statSync(`/proc/${pid}/fd/${fd}`);
+    if (info.isCharDevice) return info.rdev === ttyNr ? "tty" : "pollable";
+    if (info.isFifo) return writeOnly(pid, fd) ? "inert" : "pollable";
+    return info.isSocket ? "pollable" : "inert";
+  } catch {
+    return "inert";
+  }
+}
+
+/** True when the descriptor was opened write-only (fdinfo `flags:` is octal; O_ACCMODE 1 = O_WRONLY). */
+function writeOnly(pid: number, fd: string): boolean {
+  const flags = readText(`/proc/${pid}/fdinfo/${fd}`)?.match(/^flags:\s*([0-7]+)/m)?.[1];
+  return flags !== undefined && (Number.parseInt(flags, 8) & 3) === 1;
+}
+
+/** Descriptors an epoll instance watches, from its fdinfo (`tfd: N` lines). */
+function epollTargets(pid: number, fd: string): number[] | null {
+  const info = readText(`/proc/${pid}/fdinfo/${fd}`);
+  if (info === null) return null;
+  return [...info.matchAll(/^tfd:\s*(\d+)/gm)].map((m) => Number(m[1]));
+}
+
+function processFacts(pid: number, stat: ProcStat, ttyNr: number): ProcessFacts {
+  const fds: Record<string, FdKind> = {};
+  const epoll: Record<string, number[]> = {};
+  try {
+    for (const entry of Deno.readDirSync(`/proc/${pid}/fd`)) {
+      let link: string;
+      try {
+        link = Deno.readLinkSync(`/proc/${pid}/fd/${entry.name}`);
+      } catch {
+        continue;
+      }
+      fds[entry.name] = fdKind(pid, entry.name, link, stat.ttyNr, ttyNr);
+      if (link === "anon_inode:[eventpoll]") {
+        const targets = epollTargets(pid, entry.name);
+        if (targets) epoll[entry.name] = targets;
+      }
+    }
+  } catch {
+    // not ours or gone: no descriptors known
+  }
+  const tasks: TaskFacts[] = taskIds(pid).sort((a, b) => a - b).slice(0, MAX_TASKS).map((tid) => {
+    const dir = `/proc/${pid}/task/${tid}`;
+    return {
+      tid,
+      state: parseProcStat(readText(`${dir}/stat`) ?? "")?.state ?? "X",
+      syscall: readText(`${dir}/syscall`)?.trim() ?? null,
+      wchan: readText(`${dir}/wchan`)?.trim() ?? null,
+    };
+  });
+  return { pid, name: stat.comm, state: stat.state, tasks, fds, epoll };
 }
 
 /** One process in a pane's tree. */

@@ -64,6 +64,11 @@ const UNTIL_TICK_MS = 250;
 const SCAN_CHUNK = 1 << 20;
 const CARRY = 4096;
 
+/** A flat copy of a short string that no longer references the large string it was sliced from. */
+function ownCopy(s: string): string {
+  return (" " + s).slice(1);
+}
+
 /** Incremental scanner over the log from one offset. */
 class Scanner {
   offset: number;
@@ -89,7 +94,8 @@ class Scanner {
       text = text.slice(-CARRY * 4);
     }
     const window = this.#carry + text;
-    this.#carry = window.slice(-CARRY);
+    // A copy, not a slice: a slice keeps the whole window (up to 1 MiB) alive into old space every tick.
+    this.#carry = ownCopy(window.slice(-CARRY));
     return { window, grew };
   }
 }
@@ -186,8 +192,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
           is_complete: false,
           via: "nested",
           exit_status: null,
-          hint:
-            `${fgName} is in the foreground and waiting; pass until (text its prompt prints) or send with mark:true`,
+          hint: nestedHint(fgName),
         });
       }
     }
@@ -211,4 +216,15 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       return done({ is_complete: false, via: "timeout", exit_status: null, hint: "the request was cancelled" });
     }
   }
+}
+
+/** POSIX shells and PowerShell: the only foreground programs a `mark` sentinel may be typed into. */
+const MARKABLE_SHELL = /^(bash|zsh|sh|dash|ksh|mksh|ash|busybox|pwsh|powershell)$/;
+
+/** The hint of a `nested` verdict: `mark` is offered only where a shell reads the line (never into vim, a REPL, …). */
+export function nestedHint(fgName: string): string {
+  if (MARKABLE_SHELL.test(fgName)) {
+    return `${fgName} is in the foreground and waiting; pass until (text its prompt prints) or send with mark:true`;
+  }
+  return `${fgName} is in the foreground and waiting for input; read screen:true, or pass until (text its prompt prints)`;
 }

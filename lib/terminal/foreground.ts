@@ -56,15 +56,15 @@ export function hostsOwnPrompt(name: string): boolean {
   return NESTING.has(name) || /^python3\.\d+$/.test(name);
 }
 
-const SHELLS = new Set(["bash", "zsh", "sh", "dash", "fish", "pwsh", "ksh", "mksh", "ash"]);
-
 /**
- * True when the foreground program is most likely waiting at a prompt of its own. A shell counts only
- * when it is seen blocked reading its terminal (a `sh -c 'loop'` is busy, not nested); other prompt
- * hosts (ssh, REPLs) count when reading or when the OS cannot tell.
+ * True when the foreground program is most likely waiting at a prompt of its own. `readingInput` is
+ * the kernel's verdict on the whole foreground group (platform/input_wait.ts): true (blocked on the
+ * terminal: a nested bash in pselect6, zsh/dash in read, node in epoll…) counts for any program,
+ * false (running, sleeping, waiting on a pipe) never does. Only when the kernel cannot tell (null:
+ * ssh waits on the terminal and a socket; no /proc) does the name decide: prompt hosts (ssh, REPLs,
+ * shells) count.
  */
 export function waitingAtOwnPrompt(fg: { name: string; readingInput: boolean | null }): boolean {
-  if (fg.readingInput === true) return true;
-  if (!hostsOwnPrompt(fg.name)) return false;
-  return !(SHELLS.has(fg.name) && fg.readingInput === false);
+  if (fg.readingInput !== null) return fg.readingInput;
+  return hostsOwnPrompt(fg.name);
 }

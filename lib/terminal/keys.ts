@@ -74,7 +74,16 @@ for (const [alias, name] of Object.entries(ALIASES)) BY_NAME.set(alias, BY_NAME.
 
 /** Modifier prefixes: tmux's one-letter forms and the spelled-out ones people type. */
 const MODIFIER = /^(ctrl|control|alt|meta|shift|c|m|s)[-+](.+)$/is;
-const MOD_OF: Record<string, Mod> = { c: "C", ctrl: "C", control: "C", m: "M", alt: "M", meta: "M", s: "S", shift: "S" };
+const MOD_OF: Record<string, Mod> = {
+  c: "C",
+  ctrl: "C",
+  control: "C",
+  m: "M",
+  alt: "M",
+  meta: "M",
+  s: "S",
+  shift: "S",
+};
 type Mod = "C" | "M" | "S";
 
 /** Characters that have a control code, C-<char> → the code tmux sends (letters in either case). */

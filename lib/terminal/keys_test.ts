@@ -79,7 +79,9 @@ Deno.test("resolveKey() keeps the friendly aliases", () => {
 });
 
 Deno.test("resolveKey() refuses unknown names with KEY_UNKNOWN and close matches, never as text", () => {
-  for (const bad of ["Hyper-Q", "C-cc", "", "echo hi", "None", "Any", "User0", "0x41", "MouseDown1", "\t", "C-", "S-"]) {
+  for (
+    const bad of ["Hyper-Q", "C-cc", "", "echo hi", "None", "Any", "User0", "0x41", "MouseDown1", "\t", "C-", "S-"]
+  ) {
     assertEquals(refusal(bad).code, "KEY_UNKNOWN", JSON.stringify(bad));
   }
   const typo = refusal("Entr");
@@ -93,7 +95,9 @@ Deno.test("resolveKey() refuses unknown names with KEY_UNKNOWN and close matches
 
 Deno.test("resolveKey() refuses known keys with a modifier a terminal has no code for (KEY_UNSUPPORTED)", () => {
   // tmux 3.3a types each of these as its letters or sends nothing (see tests/e2e/keys_test.ts).
-  for (const bad of ["S-a", "C-S-a", "S-A", "C-Enter", "S-Enter", "C-Tab", "C-Escape", "C-BSpace", "C-BTab", "S-BTab"]) {
+  for (
+    const bad of ["S-a", "C-S-a", "S-A", "C-Enter", "S-Enter", "C-Tab", "C-Escape", "C-BSpace", "C-BTab", "S-BTab"]
+  ) {
     assertEquals(refusal(bad).code, "KEY_UNSUPPORTED", bad);
   }
   for (const bad of ["C-1", "C-|", "C-~", "C-M-2", "S-Space", "C-KP1", "S-KPEnter", "C-é", "S-é"]) {
@@ -108,7 +112,9 @@ Deno.test("acceptedKeyNames() lists each accepted form once and every entry reso
   const all = acceptedKeyNames();
   assertEquals(new Set(all).size, all.length);
   for (const name of all) assertEquals(resolveKey(name).name, name);
-  for (const want of ["C-Left", "M-x", "S-Up", "C-M-S-Up", "F13", "F20", "KPEnter", "M-Enter", "C-Space", "C-a", "M-A"]) {
+  for (
+    const want of ["C-Left", "M-x", "S-Up", "C-M-S-Up", "F13", "F20", "KPEnter", "M-Enter", "C-Space", "C-a", "M-A"]
+  ) {
     assert(all.includes(want), want);
   }
   for (const name of keyNames()) assert(all.includes(name), name);

@@ -1,7 +1,7 @@
 /** The terminal layer's way in. */
 export { Terminal } from "./terminal.ts";
 export type { KeyResult, OpenInput, OpenResult, SendInput, SendResult, SessionRow, TerminalDeps } from "./terminal.ts";
-export { keyNames, resolveKey } from "./keys.ts";
+export { KEY_SYNTAX, keyNames, resolveKey } from "./keys.ts";
 export { sanitizeInput } from "./sanitize.ts";
 export { assertInputSize, CHUNK_BYTES, INPUT_LIMIT_BYTES, utf8Chunks } from "./chunks.ts";
 export { SESSION_ID_PATTERN } from "./session_meta.ts";

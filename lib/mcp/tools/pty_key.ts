@@ -1,15 +1,14 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
-import { keyNames } from "../../terminal/mod.ts";
+import { KEY_SYNTAX } from "../../terminal/mod.ts";
 import { defineTool, SessionIdSchema } from "../tool.ts";
 import { STALE_LOCK_NOTE } from "./pty_send.ts";
 
 export const ptyKey = defineTool({
   name: "pty_key",
   title: "Press a key in a terminal",
-  description: `Press one named key in a session. Names: ${
-    keyNames().filter((n) => !/^C-[b-y]$|^F([2-9]|1[01])$/.test(n)).join(", ")
-  }, C-a…C-z, F1…F12; aliases such as ctrl-c, ^C, esc, enter, backspace are accepted. An unknown name is refused and never typed as text.`,
+  description:
+    `Press one key in a session: ${KEY_SYNTAX}. Aliases such as ctrl-c, ^C, alt-x, esc, enter, backspace work. An unknown name (KEY_UNKNOWN) or a combination no terminal can send (KEY_UNSUPPORTED) is refused and never typed as text.`,
   input: z.object({
     session_id: SessionIdSchema,
     generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(

@@ -1,0 +1,11 @@
+import { assert } from "../../tests/helpers/assert.ts";
+import { nestedHint } from "./completion.ts";
+
+Deno.test("nestedHint() offers mark:true only for shells, never for vim, less or a REPL", () => {
+  for (const shell of ["bash", "zsh", "dash", "sh", "pwsh"]) assert(nestedHint(shell).includes("mark:true"), shell);
+  for (const program of ["vim", "less", "top", "python3", "node", "ssh", "cat"]) {
+    const hint = nestedHint(program);
+    assert(!hint.includes("mark"), `${program}: ${hint}`);
+    assert(!/C-c/.test(hint), `${program}: a waiting program must not be told to be interrupted`);
+  }
+});
