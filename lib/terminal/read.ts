@@ -298,7 +298,9 @@ async function readLogPage(o: {
     dir: o.dir,
     segmentBytes: o.segmentBytes,
     from: o.from,
-    maxBytes: input.full || input.raw ? MAX_PAGE_TEXT_BYTES : MAX_READ_BYTES,
+    // JSON escaping makes text a little longer than its bytes (newlines, escapes): start a little under the
+    // budget so that a typical page is rendered once.
+    maxBytes: input.full || input.raw ? Math.floor(MAX_PAGE_TEXT_BYTES * 0.95) : MAX_READ_BYTES,
     alignStart: input.full === true || input.cursor != null,
     wholeLines: !input.raw,
     render,

@@ -66,6 +66,9 @@ Deno.test(
   async () => {
     await using t = await makeTestEnv();
     await using c = await connect(t.env);
+    // A scrollback larger than one result: panes opened from now on keep 50,000 lines.
+    await c.ok("pty_open", { cwd: t.root, name: "warm" });
+    assertEquals((await t.tmux("set-option", "-g", "history-limit", "50000")).code, 0);
     const id = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
     const file = `${t.root}/data.b64`;
     await c.ok("pty_send", { session_id: id, text: `head -c 15000000 /dev/urandom | base64 > ${file}; cat ${file}` });
