@@ -256,7 +256,7 @@ async function sigkillSection(env: Record<string, string>): Promise<boolean> {
   await new Promise((r) => setTimeout(r, 300));
   const start = await a.call<{ log_cursor: number }>("pty_send", {
     session_id: id,
-    text: `i=1; while [ $i -le ${flags.lines} ]; do echo "L$i"; i=$((i+1)); done; echo DONE`,
+    text: `i=1; while [ $i -le ${flags.lines} ]; do echo "L$i"; i=$((i+1)); done; echo DO""NE`,
   });
   await new Promise((r) => setTimeout(r, 50));
   const server = resolveServerPid(a.pid, a.argv);
@@ -300,11 +300,11 @@ async function rssSection(env: Record<string, string>): Promise<boolean> {
   const sampler = new RssSampler(server.pid, 50);
   const sent = await a.call<{ log_cursor: number }>("pty_send", {
     session_id: id,
-    text: `head -c ${flags.mb * 1_000_000} /dev/zero | tr '\\0' 'x' | fold -w 99; echo BIGDONE`,
+    text: `head -c ${flags.mb * 1_000_000} /dev/zero | tr '\\0' 'x' | fold -w 99; echo BIG""DONE`,
   });
   await a.call(
     "pty_read",
-    { session_id: id, until: "BIGDONE\r", until_regex: false, timeout: 600, wait: true },
+    { session_id: id, until: "BIGDONE", timeout: 600, wait: true },
     700_000,
   );
   let cursor: number | null = sent.log_cursor;

@@ -5,6 +5,13 @@
 import { dirname, join } from "node:path";
 
 /** True when running as a `deno compile` binary. */
+/**
+ * V8 flags the server runs with (from source, in tests and in compiled binaries): a small young generation
+ * keeps the peak RSS of paging through 200 MB of output under 200 MB (page-sized strings are promoted
+ * sooner instead of piling up in a large semi-space); measured with `deno task bench:memory`, no speed cost seen.
+ */
+export const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
+
 export function isCompiled(): boolean {
   const base = Deno.execPath().split(/[\\/]/).pop() ?? "";
   return !/^deno(\.exe)?$/i.test(base);

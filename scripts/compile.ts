@@ -7,6 +7,7 @@
  * DENORT_BIN (one target at a time) or pre-seed $DENO_DIR/dl/release/v<deno>/denort-<target>.zip.
  */
 import { parseArgs } from "node:util";
+import { SERVER_V8_FLAGS } from "../lib/self_command.ts";
 import { VERSION } from "../lib/version.ts";
 
 const TARGETS = [
@@ -86,7 +87,17 @@ for (const target of targets) {
   for (const [program, entry] of PROGRAMS) {
     const exe = `${dir}/${program}${windows ? ".exe" : ""}`;
     console.error(`compile: ${target}: ${entry} → ${exe}`);
-    const r = await run(Deno.execPath(), ["compile", "-A", "--quiet", "--target", target, "--output", exe, entry]);
+    const r = await run(Deno.execPath(), [
+      "compile",
+      "-A",
+      SERVER_V8_FLAGS,
+      "--quiet",
+      "--target",
+      target,
+      "--output",
+      exe,
+      entry,
+    ]);
     if (!r.ok) {
       if (/base binary|denort|error sending request|dns error|Failed to unpack|download/i.test(r.stderr)) {
         runtimeUnavailable(target);

@@ -1,5 +1,6 @@
 /** The real MCP SDK client over stdio against `deno run main.ts` (or a bundle, via AITERM_TEST_SERVER). */
 import { Client, StdioClientTransport } from "../../lib/mcp/sdk.ts";
+import { SERVER_V8_FLAGS } from "../../lib/self_command.ts";
 import type { CallToolResult } from "../../lib/mcp/sdk.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -7,9 +8,9 @@ const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 /** argv that starts the server under test. AITERM_TEST_SERVER may name a bundle or compiled binary. */
 export function serverCommand(): { command: string; args: string[] } {
   const override = Deno.env.get("AITERM_TEST_SERVER");
-  if (override?.endsWith(".js")) return { command: Deno.execPath(), args: ["run", "-A", override] };
+  if (override?.endsWith(".js")) return { command: Deno.execPath(), args: ["run", "-A", SERVER_V8_FLAGS, override] };
   if (override) return { command: override, args: [] };
-  return { command: Deno.execPath(), args: ["run", "-A", MAIN] };
+  return { command: Deno.execPath(), args: ["run", "-A", SERVER_V8_FLAGS, MAIN] };
 }
 
 /** A connected client plus the server's pid. */
