@@ -31,8 +31,9 @@ import {
   withTimeout,
 } from "./_common.ts";
 
-const USAGE = "deno run -A bench/stress.ts [--rounds 2] [--lines 4000] [--mb 200] [--senders 3]";
-const flags = parseIntFlags({ rounds: 2, lines: 4000, mb: 200, senders: 3 }, USAGE);
+const USAGE =
+  "deno run -A bench/stress.ts [--rounds 2] [--lines 4000] [--mb 200] [--senders 3] [--only 1: hostile inputs only]";
+const flags = parseIntFlags({ rounds: 2, lines: 4000, mb: 200, senders: 3, only: 0 }, USAGE);
 const HANG_MS = 30_000;
 const CODED = /^[A-Z][A-Z0-9_]+: /;
 
@@ -90,11 +91,18 @@ function hostileCases(canary: string, root: string): Case[] {
   const cases: Case[] = [];
   for (const s0 of HOSTILE_STRINGS) {
     const s = s0.replaceAll("PWNED", `${root}/PWNED`);
-    cases.push({ label: "open name", tool: "pty_open", args: { name: s }, refused: true });
+    // A string that is a valid session id ("-e", "--") is a legitimate name, not a refusal.
+    const validId = /^[A-Za-z0-9_-]{1,64}$/.test(s);
+    cases.push({ label: "open name", tool: "pty_open", args: { name: s }, refused: !validId });
     cases.push({ label: "open cwd (missing)", tool: "pty_open", args: { cwd: `${root}/missing/${s}` }, refused: true });
     cases.push({ label: "open shell", tool: "pty_open", args: { shell: s }, refused: true });
     cases.push({ label: "open env_vars", tool: "pty_open", args: { env_vars: [s] }, refused: true });
-    cases.push({ label: "send session_id", tool: "pty_send", args: { session_id: s, text: "echo hi" }, refused: true });
+    cases.push({
+      label: "send session_id",
+      tool: "pty_send",
+      args: { session_id: s, text: "echo hi" },
+      refused: !validId,
+    });
     cases.push({ label: "key name", tool: "pty_key", args: { session_id: canary, key: s }, refused: true });
     cases.push({
       label: "read line_range",
@@ -128,7 +136,7 @@ function hostileCases(canary: string, root: string): Case[] {
       label: `send text=${JSON.stringify(bad)}`,
       tool: "pty_send",
       args: { session_id: canary, text: bad },
-      refused: true,
+      refused: typeof bad !== "string",
     });
   }
   cases.push({
@@ -175,6 +183,7 @@ async function hostileSection(a: Aiterm, root: string): Promise<boolean> {
   const counts: Record<Outcome, number> = { ok: 0, coded: 0, uncoded: 0, crash: 0, hang: 0 };
   let typed = 0;
   let accepted = 0;
+  const acceptedLabels = new Set<string>();
   let tried = 0;
   for (let round = 0; round < flags.rounds; round++) {
     const cases = hostileCases(canary, root);
@@ -184,7 +193,10 @@ async function hostileSection(a: Aiterm, root: string): Promise<boolean> {
       const outcome = await callRaw(a, c.tool, c.args);
       counts[outcome]++;
       if (outcome === "crash") throw new Error(`server crashed on ${c.label}`);
-      if (c.refused && outcome === "ok") accepted++;
+      if (c.refused && outcome === "ok") {
+        accepted++;
+        acceptedLabels.add(c.label);
+      }
       if (c.refused && outcome !== "ok") {
         const after = await canaryGrowth(a, canary, 0);
         if (after !== before) typed++;
@@ -212,6 +224,7 @@ async function hostileSection(a: Aiterm, root: string): Promise<boolean> {
     [[tried, counts.ok, counts.coded, counts.uncoded, counts.crash, counts.hang, typed, accepted, pwned ? "yes" : "no"]
       .map(String)],
   );
+  if (acceptedLabels.size) console.log(`accepted although listed as refusals: ${[...acceptedLabels].join(", ")}`);
   await a.call("pty_close", { session_id: canary });
   return counts.uncoded === 0 && counts.crash === 0 && counts.hang === 0 && typed === 0 && !pwned;
 }
@@ -408,6 +421,7 @@ await runMain("bench/stress", async () => {
   const results: [string, boolean][] = [];
   results.push(["hostile inputs", await hostileSection(a, t.root)]);
   await a.close();
+  if (flags.only === 1) return results.every(([, v]) => v) ? 0 : 1;
   results.push(["interleavings", await interleaveSection(t.env, t.root)]);
   results.push(["sigkill", await sigkillSection(t.env)]);
   results.push(["largest send", await largestSendSection(t.env, t.root)]);
