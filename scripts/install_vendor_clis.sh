@@ -42,7 +42,12 @@ esac
 case "$(uname -s)" in
 Linux)
   libc_suffix=""
-  if ! ldd --version 2>&1 | grep -qi 'glibc\|gnu libc'; then libc_suffix="-musl"; fi
+  # No pipe into grep -q here: under pipefail, ldd can die of SIGPIPE when grep exits early, which read as musl.
+  ldd_out="$(ldd --version 2>&1 || true)"
+  case "$ldd_out" in
+  *GLIBC* | *glibc* | *"GNU libc"* | *"GNU C Library"*) ;;
+  *) libc_suffix="-musl" ;;
+  esac
   claude_pkg="@anthropic-ai/claude-code-linux-${cpu}${libc_suffix}"
   codex_triple="${triple_cpu}-unknown-linux-musl"
   codex_pkg="@openai/codex-linux-${cpu}"
