@@ -316,7 +316,9 @@ Deno.test({
     assertEquals(await Deno.readTextFile(`${home}/.claude.json.aiterm-backup`), claudeBefore);
 
     // The real Codex lists it next to the existing server.
-    const codexList = JSON.parse((await cli(h, `${h.bin}/codex`, "mcp", "list", "--json")).stdout);
+    // Codex appends a "WARNING: … temporary dir" line to stdout when its home is under /tmp (a HOME there).
+    const codexOut = (await cli(h, `${h.bin}/codex`, "mcp", "list", "--json")).stdout;
+    const codexList = JSON.parse(codexOut.replace(/^WARNING: .*$/gm, ""));
     const byName = Object.fromEntries(codexList.map((s: { name: string }) => [s.name, s]));
     assertEquals(byName.aiterm.transport.command, Deno.execPath());
     assertEquals(byName.aiterm.transport.args, ["run", "-A", MAIN]);
