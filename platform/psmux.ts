@@ -11,7 +11,7 @@ import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
 import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
 import { parseSegmentName, SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";
 import { outputSinkScript, pwshScriptCommandLine, resolvePwsh } from "./pwsh.ts";
-import { parsePipeStates, parseSessionList, PIPE_FORMAT } from "./tmux.ts";
+import { parsePipeStates, parseSessionList, PIPE_FORMAT, pipedOf } from "./tmux.ts";
 import { findExecutable } from "./which.ts";
 import { scratchTag } from "./scratch.ts";
 
@@ -289,9 +289,7 @@ class Psmux implements Multiplexer {
 
   async pipeActive(name: string): Promise<boolean | null> {
     const out = await this.#run(["list-panes", "-t", psmuxTarget(name), "-F", PIPE_FORMAT], { allowFail: true });
-    if (out.code !== 0) return null;
-    const found = parsePipeStates(out.stdout)[0];
-    return found && found.name === name ? found.piped : null;
+    return out.code === 0 ? pipedOf(out.stdout, name) : null;
   }
 
   async pipeStates(): Promise<PipeState[]> {

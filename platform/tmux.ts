@@ -116,6 +116,12 @@ export function parsePipeStates(stdout: string): PipeState[] {
   return [...seen.values()];
 }
 
+/** Whether `name`'s pane is piped, from `list-panes -t <name> -F PIPE_FORMAT` output; null when not listed. */
+export function pipedOf(stdout: string, name: string): boolean | null {
+  const found = parsePipeStates(stdout)[0];
+  return found && found.name === name ? found.piped : null;
+}
+
 /** Exact-match session target: `=name:` never falls back to tmux's prefix matching. */
 export function exactTarget(name: string): string {
   return `=${name}:`;
@@ -278,9 +284,7 @@ class Tmux implements Multiplexer {
 
   async pipeActive(name: string): Promise<boolean | null> {
     const out = await this.#run(["list-panes", "-t", exactTarget(name), "-F", PIPE_FORMAT], { allowFail: true });
-    if (out.code !== 0) return null;
-    const found = parsePipeStates(out.stdout)[0];
-    return found && found.name === name ? found.piped : null;
+    return out.code === 0 ? pipedOf(out.stdout, name) : null;
   }
 
   async pipeStates(): Promise<PipeState[]> {
