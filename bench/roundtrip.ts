@@ -28,6 +28,7 @@ import {
   startAiterm,
   summarize,
 } from "./_common.ts";
+import { ControlClient, controlLine } from "../platform/tmux_control.ts";
 
 const USAGE = "deno run -A bench/roundtrip.ts [--n 100] [--warmup 10]";
 const flags = parseIntFlags({ n: 100, warmup: 10 }, USAGE);
@@ -38,6 +39,7 @@ const READ_TIMEOUT_S = 10;
 await runMain("bench/roundtrip", async () => {
   if (flags.n < 1) throw new Error("--n must be at least 1");
   console.log(`roundtrip: N=${flags.n} (+${flags.warmup} warm-up), ${await environmentLine()}`);
+  console.log(`aiterm tmux transport: ${Deno.env.get("AITERM_TMUX_TRANSPORT") === "control" ? "control" : "cli"}`);
 
   const env = await makeTestEnv();
   onCleanup("aiterm tmux server + state dir", () => env[Symbol.asyncDispose]());
@@ -51,6 +53,9 @@ await runMain("bench/roundtrip", async () => {
   const id = open.session_id;
   if (open.shell_ready !== true) console.log(`warning: pty_open returned shell_ready=${open.shell_ready}`);
   await bare.newSession("S");
+  // The control-mode floor: one command written to a bare `tmux -C` client and its %end reply.
+  const ctl = await ControlClient.start({ bin: "tmux", socketPath: bare.socket });
+  onCleanup("bare tmux -C client", () => ctl.kill());
 
   const rt: number[] = [];
   const sendOnly: number[] = [];
@@ -58,6 +63,7 @@ await runMain("bench/roundtrip", async () => {
   const waited: number[] = [];
   const ping: number[] = [];
   const bareRt: number[] = [];
+  const ctlRt: number[] = [];
   let complete = 0;
   let viaShellIntegration = 0;
   let exitZero = 0;
@@ -98,6 +104,12 @@ await runMain("bench/roundtrip", async () => {
     // bare tmux: send-keys + wait-for on its own socket.
     const b = await bare.roundTrip("S", "true", `ch_${i}`, 10_000);
     if (measured) bareRt.push(b);
+
+    // bare tmux -C: one command round trip on a long-lived control client.
+    const c0 = performance.now();
+    const reply = await ctl.run(controlLine(["display-message", "-p", `c${i}`])!);
+    if (measured) ctlRt.push(performance.now() - c0);
+    if (reply.stdout !== `c${i}\n`) throw new Error(`control reply ${i} was ${JSON.stringify(reply)}`);
   }
 
   await server.call("pty_close", { session_id: id }, 15_000);
@@ -112,6 +124,7 @@ await runMain("bench/roundtrip", async () => {
   console.log("");
   printTable(["method", "median ms", "p95 ms", "x bare median"], [
     row("bare tmux: send-keys + wait-for", bareRt),
+    row("bare tmux -C: one command round trip (floor)", ctlRt),
     row("aiterm: pty_send + pty_read(wait) via MCP", rt),
     row("  of which pty_send call", sendOnly),
     row("  of which pty_read(wait) call", readOnly),

@@ -10,11 +10,13 @@ export const ERROR_CODES = [
   "TMUX_NOT_FOUND", // no tmux binary; data.hint holds the install command
   "TMUX_TOO_OLD", // tmux older than the minimum; data.version, data.minimum
   "TMUX_COMMAND_FAILED", // a tmux invocation failed; data.subcommand, data.exit_code
+  "TMUX_TRANSPORT_LOST", // the tmux control client (AITERM_TMUX_TRANSPORT=control) ended before answering a command that changes state; it may have run; data.subcommand
   "TMUX_SERVER_GONE", // aiterm's tmux server is not running (killed, crashed, reboot): the session's shell is gone, its log remains
   "STATE_ROOT_INVALID", // the state root is not a private directory we own
   "STATE_ROOT_UNSAFE", // a state directory others could write to (or a link, or another user's), or a tmux socket not ours; data.path; nothing ran, nothing was chmod-ed
   "STATE_WRITE_FAILED", // an atomic write under the state root failed
   "SESSION_NOT_FOUND", // no such session (and no log left to read)
+  "LOG_UNAVAILABLE", // full, line_range or cursor on a live session aiterm did not open (no log); its screen is readable
   "SESSION_EXISTS", // an explicit session name is already taken
   "SESSION_ENDED", // the session's process has ended; only its log remains
   "SESSION_STALE", // a generation from a closed session was used after a new one opened under the same name
@@ -23,6 +25,7 @@ export const ERROR_CODES = [
   "ENV_VAR_UNSET", // env_vars named a variable the server does not have
   "INPUT_TOO_LARGE", // text over the 64 KiB limit; data.limit_bytes, data.size_bytes
   "RESULT_TOO_LARGE", // a tool result over the 1 MiB serialized limit (never sent as one line); data.tool, data.size_bytes, data.limit_bytes
+  "MARK_UNAVAILABLE", // pty_send mark where the foreground is not a shell of a known dialect (python, vim, ssh without a prompt); nothing typed
   "KEY_UNKNOWN", // pty_key got a name that is not in the key table; data.valid, data.close_matches
   "KEY_UNSUPPORTED", // pty_key got a known key with modifiers no terminal has a code for (S-a, C-Enter); data.accepted_forms; nothing sent
   "SEND_LOCK_BUSY", // another live process is sending to the session; data.owner_pid

@@ -46,14 +46,17 @@ export async function execMux(
     throw err;
   }
   const result = { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-  if (out.code !== 0 && !options.allowFail) {
-    throw new AppError(
-      "TMUX_COMMAND_FAILED",
-      `Cannot run ${options.label} ${subcommand}: ${result.stderr.trim() || `exit ${out.code}`}`,
-      { data: { subcommand, exit_code: out.code } },
-    );
-  }
+  if (out.code !== 0 && !options.allowFail) throw muxFailure(options.label, subcommand, result);
   return result;
+}
+
+/** The TMUX_COMMAND_FAILED error for a non-zero exit (the same whichever transport ran the command). */
+export function muxFailure(label: string, subcommand: string, result: MuxOutput): AppError {
+  return new AppError(
+    "TMUX_COMMAND_FAILED",
+    `Cannot run ${label} ${subcommand}: ${result.stderr.trim() || `exit ${result.code}`}`,
+    { data: { subcommand, exit_code: result.code } },
+  );
 }
 
 /** `bin -V` output, or null when the binary is missing or fails. Never throws. */

@@ -219,3 +219,13 @@ export function classifyInputWait(facts: InputWaitFacts): InputWaitVerdict {
   else waiting = false;
   return { waiting, processes };
 }
+
+/**
+ * True when a member of the foreground group is blocked in a plain `read` of the terminal (the `read`
+ * builtin, getpass, `cat`), as opposed to a line editor's select/poll (readline, zle): only then can the
+ * terminal be in a line-read mode worth asking about (a password prompt). False when not known.
+ */
+export function blockedInTerminalRead(verdict: InputWaitVerdict | null): boolean {
+  return verdict?.processes.some((p) => p.activity === "tty_input" && p.detail.startsWith("read on the terminal")) ??
+    false;
+}

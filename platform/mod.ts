@@ -21,7 +21,7 @@ export {
   sameProcessAlive,
 } from "./process.ts";
 export type { ForegroundProcess, TreeProcess } from "./process.ts";
-export { classifyInputWait } from "./input_wait.ts";
+export { blockedInTerminalRead, classifyInputWait } from "./input_wait.ts";
 export type { InputWaitFacts, InputWaitVerdict } from "./input_wait.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
@@ -37,7 +37,11 @@ export {
   segmentPrefix,
 } from "./output_sink.ts";
 export type { SegmentFile } from "./output_sink.ts";
-export { COMMAND_END_MARK, integratedShell, PROMPT_MARK } from "./shell_integration.ts";
+export { COMMAND_END_MARK, CONTINUATION_MARK, integratedShell, PROMPT_MARK } from "./shell_integration.ts";
+export { classifyInputPrompt, lastIntegrationMark } from "./input_prompt.ts";
+export type { PromptFacts, PromptKind } from "./input_prompt.ts";
+export { parseSttyModes, readTerminalModes } from "./terminal_modes.ts";
+export type { TerminalModes } from "./terminal_modes.ts";
 export type { IntegratedShell } from "./shell_integration.ts";
 export { currentUid, defaultStateRoot } from "./paths.ts";
 export {
@@ -87,9 +91,12 @@ export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexe
     });
   }
   const bin = options.env?.AITERM_TMUX_BIN ?? Deno.env.get("AITERM_TMUX_BIN");
+  // AITERM_TMUX_TRANSPORT=control: one long-lived `tmux -C` client carries the commands (default: cli).
+  const transport = options.env?.AITERM_TMUX_TRANSPORT ?? Deno.env.get("AITERM_TMUX_TRANSPORT");
   return createTmux({
     socketPath: options.socketPath,
     scratchDir: options.scratchDir,
+    transport: transport === "control" ? "control" : "cli",
     ...(options.serverRecordPath ? { serverRecordPath: options.serverRecordPath } : {}),
     ...(bin ? { bin } : {}),
     ...(options.env ? { env: options.env } : {}),

@@ -24,6 +24,11 @@ export interface MuxSession {
   tty: string;
   /** Whether the pane's output is piped into its sink (absent when the multiplexer does not say). */
   piped?: boolean;
+  /**
+   * The pane shows its alternate screen (a full-screen program: vim, less, man; tmux `#{alternate_on}`);
+   * absent when the multiplexer does not say.
+   */
+  alternateOn?: boolean;
 }
 
 /** What `newSession` starts. */

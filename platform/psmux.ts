@@ -150,6 +150,10 @@ export const PSMUX_LIST_FORMAT = [
   "#{session_created}",
   "#{pane_dead}",
   "#{pane_tty}",
+  // psmux answers pane_pipe with a constant 0 (not evidence of a dead writer): the column stays empty.
+  "",
+  // psmux computes alternate_on for the window's active pane: a session's single pane here.
+  "#{alternate_on}",
 ].join("\t");
 
 /** argv of `capture-pane` for {@link Multiplexer.capture}. */

@@ -5,7 +5,8 @@
  */
 import { AppError } from "../lib/errors.ts";
 import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
-import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
+import { execMux, muxFailure, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
+import { CONTROL_CLIENTS_ARGS, controlClientsBySession, ControlTransport } from "./tmux_control.ts";
 import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
 import { launcherArgv, writeEnvFile } from "./pane_launch.ts";
 import { TmuxServerGuard } from "./tmux_server.ts";
@@ -29,6 +30,13 @@ export interface TmuxOptions {
    * re-created (SIGUSR1) instead of a second server being started. Absent: no recovery.
    */
   serverRecordPath?: string;
+  /**
+   * `control`: commands go through one long-lived `tmux -C` client (platform/tmux_control.ts), with the
+   * CLI as fallback; `cli` (default): one tmux process per command.
+   */
+  transport?: "cli" | "control";
+  /** Control transport: how long a command may wait for its reply (default 10 s). */
+  controlReplyTimeoutMs?: number;
 }
 
 /** The platform install hint for tmux. */
@@ -138,6 +146,7 @@ const LIST_FORMAT = [
   "#{pane_dead}",
   "#{pane_tty}",
   "#{pane_pipe}",
+  "#{alternate_on}",
 ].join("\t");
 
 /** Parses `list-panes -a -F LIST_FORMAT` output (first pane of each session wins). */
@@ -145,7 +154,7 @@ export function parseSessionList(stdout: string): MuxSession[] {
   const seen = new Map<string, MuxSession>();
   for (const line of stdout.split("\n")) {
     if (!line) continue;
-    const [name, pid, cmd, attached, w, h, created, dead, tty, pipe] = line.split("\t");
+    const [name, pid, cmd, attached, w, h, created, dead, tty, pipe, alternate] = line.split("\t");
     if (name === undefined || seen.has(name)) continue;
     seen.set(name, {
       name,
@@ -158,6 +167,7 @@ export function parseSessionList(stdout: string): MuxSession[] {
       paneDead: dead === "1",
       tty: tty ?? "",
       ...(pipe === "0" || pipe === "1" ? { piped: pipe === "1" } : {}),
+      ...(alternate === "0" || alternate === "1" ? { alternateOn: alternate === "1" } : {}),
     });
   }
   return [...seen.values()];
@@ -175,6 +185,7 @@ class Tmux implements Multiplexer {
   #env: Record<string, string> | undefined;
   #checked: Promise<{ version: string }> | null = null;
   #server: TmuxServerGuard | null;
+  #control: ControlTransport | null;
 
   constructor(options: TmuxOptions) {
     this.#bin = options.bin ?? "tmux";
@@ -182,16 +193,43 @@ class Tmux implements Multiplexer {
     this.#scratch = options.scratchDir;
     this.#env = options.env;
     this.#server = options.serverRecordPath ? new TmuxServerGuard(options.socketPath, options.serverRecordPath) : null;
+    this.#control = options.transport === "control"
+      ? new ControlTransport({
+        bin: this.#bin,
+        socketPath: this.#socket,
+        env: this.#env,
+        ...(options.controlReplyTimeoutMs ? { replyTimeoutMs: options.controlReplyTimeoutMs } : {}),
+      })
+      : null;
+  }
+
+  /** The control transport when enabled (tests reach its client). */
+  get controlTransport(): ControlTransport | null {
+    return this.#control;
+  }
+
+  /** Ends the control client, if one runs. */
+  async close(): Promise<void> {
+    await this.#control?.close();
   }
 
   async #run(args: string[], options: { allowFail?: boolean } = {}): Promise<MuxOutput> {
     // A socket that is not ours is refused; a deleted one of our live server is re-created first.
     await this.#server?.check();
+    if (this.#control) {
+      const out = await this.#control.run(args, () => this.#cli(args, true));
+      if (out.code !== 0 && !options.allowFail) throw muxFailure("tmux", args[0] ?? "", out);
+      return out;
+    }
+    return await this.#cli(args, options.allowFail);
+  }
+
+  #cli(args: string[], allowFail: boolean | undefined): Promise<MuxOutput> {
     // -u: UTF-8 output even without a UTF-8 locale (else tmux turns the tab separators into "_").
-    return await execMux(this.#bin, ["-u", "-S", this.#socket, "-f", "/dev/null", ...args], args[0] ?? "", {
+    return execMux(this.#bin, ["-u", "-S", this.#socket, "-f", "/dev/null", ...args], args[0] ?? "", {
       label: "tmux",
       env: this.#env,
-      allowFail: options.allowFail,
+      allowFail,
       notFound: () =>
         new AppError("TMUX_NOT_FOUND", "Cannot run tmux: no tmux binary on PATH", {
           suggestion: `install it: ${tmuxInstallHint()}`,
@@ -241,6 +279,7 @@ class Tmux implements Multiplexer {
       throw err;
     }
     await this.#server?.record(Number(out.stdout.trim().split("\n").pop()));
+    this.#control?.sessionCreated();
   }
 
   async serverRunning(): Promise<boolean> {
@@ -258,8 +297,11 @@ class Tmux implements Multiplexer {
   }
 
   async killSession(name: string): Promise<boolean> {
-    const out = await this.#run(["kill-session", "-t", exactTarget(name)], { allowFail: true });
-    return out.code === 0;
+    const args = ["kill-session", "-t", exactTarget(name)];
+    if (!this.#control) return (await this.#run(args, { allowFail: true })).code === 0;
+    // On the control transport the kill may have to travel on the client attached to this session.
+    await this.#server?.check();
+    return (await this.#control.killSession(name, args, () => this.#cli(args, true))).code === 0;
   }
 
   async listSessions(): Promise<MuxSession[]> {
@@ -271,7 +313,20 @@ class Tmux implements Multiplexer {
         data: { subcommand: "list-panes", exit_code: out.code },
       });
     }
-    return parseSessionList(out.stdout);
+    const sessions = parseSessionList(out.stdout);
+    return this.#control ? await this.#withoutControlClients(sessions) : sessions;
+  }
+
+  /** `attachedClients` without control-mode clients (ours and other aiterm processes'): a person watching, not a transport. */
+  async #withoutControlClients(sessions: MuxSession[]): Promise<MuxSession[]> {
+    if (!sessions.some((s) => s.attachedClients > 0)) return sessions;
+    const out = await this.#run(CONTROL_CLIENTS_ARGS, { allowFail: true });
+    if (out.code !== 0) return sessions;
+    const control = controlClientsBySession(out.stdout);
+    return sessions.map((s) => ({
+      ...s,
+      attachedClients: Math.max(0, s.attachedClients - (control.get(s.name) ?? 0)),
+    }));
   }
 
   async paneInfo(name: string): Promise<MuxSession | null> {

@@ -3,21 +3,42 @@
  * closed/exit (the pane or its shell ended) → sentinel (a marked send's nonce line) → until (a
  * literal or regex in new output) → shell_integration (the shell's command-end mark after the last
  * send) → quiescent (output stopped and the session's own shell is in the foreground) → nested (a
- * program other than the shell waits for input; not complete) → timeout. A requested sentinel or
- * `until` is never overridden by quiescence or a command-end mark.
+ * program other than the shell waits for input; not complete) → screen_settled (a full-screen
+ * program whose rendered screen stopped changing, see ./full_screen.ts; not complete) → timeout. A
+ * requested sentinel or `until` is never overridden by quiescence or a command-end mark.
  */
-import { COMMAND_END_MARK, dialectById, dialectForShell, foregroundProcess } from "../../platform/mod.ts";
+import {
+  COMMAND_END_MARK,
+  dialectById,
+  dialectForShell,
+  foregroundProcess,
+  lastIntegrationMark,
+  sameProcessAlive,
+} from "../../platform/mod.ts";
 import type { Multiplexer } from "../../platform/mod.ts";
 import type { LastSend } from "./last_send.ts";
 import { waitingAtOwnPrompt } from "./foreground.ts";
+import { promptAt, promptHint, type PromptKind } from "./prompt.ts";
 import { watchLog } from "./log_watch.ts";
 import { readLog } from "./output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
 import type { Program } from "./linear_regex.ts";
 import { UntilWatch } from "./until.ts";
+import { markOffer } from "./mark_target.ts";
+import { fullScreenProgram, screenBusyHint, ScreenSettle, screenSettledHint } from "./full_screen.ts";
 
 /** How completion was decided. */
-export type Via = "exit" | "closed" | "sentinel" | "until" | "shell_integration" | "quiescent" | "nested" | "timeout";
+export type Via =
+  | "exit"
+  | "closed"
+  | "sentinel"
+  | "until"
+  | "shell_integration"
+  | "quiescent"
+  | "input_prompt"
+  | "nested"
+  | "screen_settled"
+  | "timeout";
 
 /** The verdict of a wait. */
 export interface Completion {
@@ -28,6 +49,8 @@ export interface Completion {
   waited_ms: number;
   /** A hint when the verdict is not complete. */
   hint: string | null;
+  /** With via input_prompt: which prompt waits (continuation, read, password); null otherwise. */
+  prompt: PromptKind | null;
 }
 
 /** Everything a wait looks at. */
@@ -107,21 +130,35 @@ class Scanner {
 export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   const start = performance.now();
   const elapsed = () => Math.round(performance.now() - start);
-  const done = (c: Omit<Completion, "waited_ms" | "hint"> & { hint?: string | null }): Completion => ({
+  const done = (
+    c: Omit<Completion, "waited_ms" | "hint" | "prompt"> & { hint?: string | null; prompt?: PromptKind | null },
+  ): Completion => ({
     hint: null,
+    prompt: null,
     ...c,
     waited_ms: elapsed(),
   });
-  const sentinel = spec.lastSend?.nonce && spec.lastSend.mark_dialect
+  let sentinel = spec.lastSend?.nonce && spec.lastSend.mark_dialect
     ? dialectById(spec.lastSend.mark_dialect).sentinelPattern(spec.lastSend.nonce)
     : null;
-  const strict = sentinel !== null || spec.until !== null;
+  let strict = sentinel !== null || spec.until !== null;
+  // The process a marked send went to: once it is gone the sentinel can never come (checked below, per tick).
+  const markedProcess = sentinel ? spec.lastSend?.mark_process ?? null : null;
+  let markedGoneAt: number | null = null;
+  let markedCheckAt = -Infinity;
   const markScan = new Scanner(spec.lastSend?.cursor ?? 0);
   // The echo of the sent line is not new output: until starts after the first newline following the send.
   const skipEcho = spec.lastSend !== null && spec.untilFrom === spec.lastSend.cursor;
   const untilWatch = spec.until ? new UntilWatch(spec.until, spec.untilFrom, skipEcho) : null;
   let lastGrowth = performance.now();
   let candidate: { pid: number; name: string; since: number } | null = null;
+  // A full-screen program (vim, less, top…) settles on its rendered screen; the last one seen names the timeout hint.
+  const settle = new ScreenSettle();
+  let fullScreenName: string | null = null;
+  // The last integration mark after the send (a continuation prompt or a command end), and a prompt
+  // verdict seen once (confirmed a quiet window later, like a nested candidate).
+  let lastMark = null as "end" | "continuation" | null;
+  let promptSeen = null as { kind: PromptKind; since: number } | null;
   let lastProgress = 0;
   let pane: Awaited<ReturnType<Multiplexer["paneInfo"]>> = null;
   let paneAt = 0;
@@ -133,6 +170,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       // 2. sentinel and 4. shell-integration mark, after the last send
       const marks = await markScan.pull(spec.logDir, spec.segmentBytes);
       if (marks.grew) lastGrowth = performance.now();
+      lastMark = lastIntegrationMark(marks.window) ?? lastMark;
       if (sentinel) {
         const m = stripControl(marks.window).match(sentinel);
         if (m) return done({ is_complete: true, via: "sentinel", exit_status: Number(m[1]) });
@@ -169,6 +207,18 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     if (!pane || pane.paneDead) {
       return done({ is_complete: true, via: (await spec.sessionFilesExist()) ? "exit" : "closed", exit_status: null });
     }
+    // An unmatched sentinel never outlives the program it was typed into: a quiet window after that process
+    // is gone (its last output may still be on the way), the other evidence decides.
+    if (sentinel && markedProcess) {
+      if (markedGoneAt === null && performance.now() - markedCheckAt >= TICK_MS) {
+        markedCheckAt = performance.now(); // at most once a tick (off Linux it spawns ps)
+        if (!sameProcessAlive(markedProcess.pid, markedProcess.start)) markedGoneAt = markedCheckAt;
+      }
+      if (markedGoneAt !== null && performance.now() - markedGoneAt >= QUIET_MS) {
+        sentinel = null;
+        strict = spec.until !== null;
+      }
+    }
     // 5. quiescent / nested
     const quietFor = performance.now() - lastGrowth;
     if (!strict && quietFor >= QUIET_MS) {
@@ -176,10 +226,42 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       const fgName = fg?.name ?? pane.currentCommand;
       const atShell = fg ? fg.pid === pane.panePid : dialectForShell(pane.currentCommand) !== null &&
         (spec.shellName === null || pane.currentCommand === spec.shellName);
-      if (atShell && spec.integration !== "osc133") {
+      // 5'. a full-screen program: no prompt or end mark will come; the screen staying the same decides
+      const fullScreen = atShell ? null : fullScreenProgram({
+        alternateOn: pane.alternateOn,
+        name: fgName,
+        members: fg?.inputWait?.processes.map((p) => p.name),
+        readingInput: fg?.readingInput ?? null,
+      });
+      fullScreenName = fullScreen;
+      if (!fullScreen) {
+        settle.reset();
+      } else {
+        const capture = () => spec.mux.capture(spec.sessionId).catch(() => null);
+        if (await settle.settled(performance.now(), spec.logDir ? lastGrowth : null, capture)) {
+          return done({ is_complete: false, via: "screen_settled", exit_status: null, hint: screenSettledHint(fullScreen) });
+        }
+      }
+      // 5a. a prompt that is not a fresh command prompt: PS2, a line read, a password
+      const prompt = fullScreen !== null ? null : await promptAt({
+        panePid: pane.panePid,
+        fg,
+        atShell,
+        integrated: spec.integration === "osc133",
+        lastMark,
+      });
+      if (!prompt) {
+        promptSeen = null;
+      } else if (promptSeen?.kind !== prompt) {
+        promptSeen = { kind: prompt, since: performance.now() };
+      } else if (performance.now() - promptSeen.since >= QUIET_MS) {
+        return done({ is_complete: false, via: "input_prompt", exit_status: null, prompt, hint: promptHint(prompt) });
+      }
+      if (atShell && spec.integration !== "osc133" && !promptSeen) {
         return done({ is_complete: true, via: "quiescent", exit_status: null });
       }
-      const waiting = !atShell && waitingAtOwnPrompt({ name: fgName, readingInput: fg?.readingInput ?? null });
+      const waiting = !promptSeen && !atShell && fullScreen === null &&
+        waitingAtOwnPrompt({ name: fgName, readingInput: fg?.readingInput ?? null });
       const fgPid = fg?.pid ?? pane.panePid;
       if (!waiting) {
         candidate = null;
@@ -204,7 +286,9 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
         is_complete: false,
         via: "timeout",
         exit_status: null,
-        hint: "still running; read again with wait:true, or press C-c with pty_key",
+        hint: fullScreenName || pane.alternateOn
+          ? screenBusyHint(fullScreenName ?? pane.currentCommand)
+          : "still running; read again with wait:true, or press C-c with pty_key",
       });
     }
     if (spec.progress && t - lastProgress >= 1000) {
@@ -218,13 +302,14 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   }
 }
 
-/** POSIX shells and PowerShell: the only foreground programs a `mark` sentinel may be typed into. */
-const MARKABLE_SHELL = /^(bash|zsh|sh|dash|ksh|mksh|ash|busybox|pwsh|powershell)$/;
-
-/** The hint of a `nested` verdict: `mark` is offered only where a shell reads the line (never into vim, a REPL, …). */
+/**
+ * The hint of a `nested` verdict: `mark` is offered exactly where pty_send would accept it (lib/terminal/mark_target.ts:
+ * a shell of a known dialect, or a prompt host with a named dialect; never vim, a REPL, …).
+ */
 export function nestedHint(fgName: string): string {
-  if (MARKABLE_SHELL.test(fgName)) {
-    return `${fgName} is in the foreground and waiting; pass until (text its prompt prints) or send with mark:true`;
+  const offer = markOffer(fgName);
+  if (offer) {
+    return `${fgName} is in the foreground and waiting; pass until (text its prompt prints) or ${offer}`;
   }
   return `${fgName} is in the foreground and waiting for input; read screen:true, or pass until (text its prompt prints)`;
 }

@@ -3,9 +3,16 @@ import { nestedHint } from "./completion.ts";
 
 Deno.test("nestedHint() offers mark:true only for shells, never for vim, less or a REPL", () => {
   for (const shell of ["bash", "zsh", "dash", "sh", "pwsh"]) assert(nestedHint(shell).includes("mark:true"), shell);
-  for (const program of ["vim", "less", "top", "python3", "node", "ssh", "cat"]) {
+  for (const program of ["vim", "less", "top", "python3", "node", "cat", "fish", "my-tool"]) {
     const hint = nestedHint(program);
     assert(!hint.includes("mark"), `${program}: ${hint}`);
     assert(!/C-c/.test(hint), `${program}: a waiting program must not be told to be interrupted`);
+  }
+});
+
+Deno.test("nestedHint() offers a prompt host exactly what pty_send accepts there: a named dialect", () => {
+  for (const host of ["ssh", "docker", "su", "sudo"]) {
+    const hint = nestedHint(host);
+    assert(hint.includes('mark:"posix"') && !hint.includes("mark:true"), `${host}: ${hint}`);
   }
 });

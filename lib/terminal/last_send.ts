@@ -13,4 +13,10 @@ export interface LastSend {
   mark_dialect: "posix" | "pwsh" | null;
   /** The exact sentinel suffix typed (so reads can hide it from the echoed line). */
   mark_suffix: string | null;
+  /**
+   * The foreground process the marked send was typed into (pid and start identity, platform/process.ts): once it
+   * is gone the sentinel can never come, and waits stop requiring it. Null when unmarked or not known (absent in
+   * records written before this field).
+   */
+  mark_process?: { pid: number; start: string | null } | null;
 }

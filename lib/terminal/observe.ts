@@ -5,10 +5,19 @@
 import { AppError } from "../errors.ts";
 import { foregroundProcess, processArgvBytes, processTree } from "../../platform/mod.ts";
 import { waitingAtOwnPrompt } from "./foreground.ts";
+import { lastMarkSince, promptAt, type PromptKind } from "./prompt.ts";
+import { isFullScreen } from "./full_screen.ts";
 import type { Terminal } from "./terminal.ts";
 
 /** The state of a session as observed. */
-export type ObservedState = "idle_shell" | "running" | "nested" | "blocked" | "ended";
+export type ObservedState =
+  | "idle_shell"
+  | "running"
+  | "input_prompt"
+  | "nested"
+  | "full_screen"
+  | "blocked"
+  | "ended";
 
 /** Result of {@link observeSession}. */
 export interface ObserveResult {
@@ -17,6 +26,8 @@ export interface ObserveResult {
   pane_alive: boolean;
   state: ObservedState;
   reason: string;
+  /** With state input_prompt: which prompt waits (continuation, read, password); null otherwise. */
+  prompt: PromptKind | null;
   foreground: { pid: number; start: string; argv_digest: string | null; is_shell: boolean } | null;
   activity: {
     cursor: string;
@@ -78,6 +89,7 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
       pane_alive: false,
       state: "ended",
       reason: "pane_exited",
+      prompt: null,
       foreground: null,
       activity: {
         cursor: encodeCursor({ v: 1, d: null, p: {} }),
@@ -102,9 +114,38 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
   // tmux resumes a stopped pane process, and an interactive shell takes the terminal back from a
   // stopped job, so look for a stopped member of the foreground group (e.g. a harness under a script).
   const stoppedInFg = fg?.stopped || (tree ?? []).some((p) => fg && p.pgrp === fg.pgrp && p.stopped);
+  // A prompt that is not a fresh command prompt (PS2, a line read, a password), from the kernel, the
+  // terminal's modes and the last integration mark after the last send.
+  // A full-screen program (alternate screen; or top, less -X… waiting for keys on the normal screen).
+  const fullScreen = !stoppedInFg && !isShell &&
+    isFullScreen({
+      alternateOn: live.alternateOn,
+      name: fg?.name ?? live.currentCommand,
+      members: fg?.inputWait?.processes.map((p) => p.name),
+      readingInput: fg?.readingInput ?? null,
+    });
+  const prompt = stoppedInFg || fullScreen ? null : await promptAt({
+    panePid: live.panePid,
+    fg,
+    atShell: isShell,
+    integrated: meta?.integration === "osc133",
+    lastMark: meta && fg?.readingInput
+      ? await lastMarkSince(
+        terminal.layout.sessionLogDir(id),
+        meta.segment_bytes,
+        (await terminal.lastSend(id))?.cursor ?? 0,
+      ).catch(() => null)
+      : null,
+  });
   if (stoppedInFg) {
     state = "blocked";
     reason = "harness_stopped";
+  } else if (fullScreen) {
+    state = "full_screen";
+    reason = live.alternateOn ? "alternate_screen" : "full_screen_program";
+  } else if (prompt) {
+    state = "input_prompt";
+    reason = `waiting_at_${prompt}_prompt`;
   } else if (isShell) {
     state = "idle_shell";
     reason = "shell_in_foreground";
@@ -143,6 +184,7 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
     pane_alive: true,
     state,
     reason,
+    prompt,
     foreground: fg
       ? { pid: fg.pid, start: fgStart, argv_digest: argv ? await sha256(argv) : null, is_shell: isShell }
       : null,

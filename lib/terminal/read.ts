@@ -10,6 +10,7 @@ import { compileUntil } from "./linear_regex.ts";
 import { logExtent, type LogSlice } from "./output_log.ts";
 import { findLine, fitTail, MAX_PAGE_TEXT_BYTES, readBytePage, readLinePage, type Rendered } from "./read_page.ts";
 import { reduceOutput, stripControl } from "./reduce/mod.ts";
+import { reduceScreen } from "./screen.ts";
 import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
 import type { Terminal } from "./terminal.ts";
 import type { LastSend } from "./last_send.ts";
@@ -58,6 +59,8 @@ export interface ReadResult {
   waited_ms: number | null;
   timeout_used: number | null;
   hint: string | null;
+  /** With via input_prompt: which prompt waits (continuation, read, password); null otherwise. */
+  prompt: Completion["prompt"];
   /** `CODE: sentence` lines about the log itself (LOG_WRITER_RESTARTED, LOG_WRITER_DOWN, LOG_SEGMENT_MISSING). */
   warnings: string[];
 }
@@ -173,25 +176,32 @@ export async function readSession(
     waited_ms: completion?.waited_ms ?? null,
     timeout_used: completion ? timeoutS : null,
     hint: completion?.hint ?? null,
+    prompt: completion?.prompt ?? null,
     warnings: readWarnings(writerEvents, []),
   };
 
-  if (input.screen) {
+  // A session aiterm did not open (a person's, on the same socket) has no log: its plain read is its screen.
+  const noLog = !logDir && !input.full && !range && input.cursor == null;
+  if (input.screen || noLog) {
     if (ended) {
       throw new AppError("SESSION_ENDED", `Cannot show the screen of session "${id}": it has ended`, {
         suggestion: "read its log without screen:true",
       });
     }
+    // lines: N rows of scrollback above the screen, so the last N rows that hold text can be kept (./screen.ts).
     const shot = await terminal.mux.capture(id, input.lines ? { scrollback: input.lines } : {});
+    const view = reduceScreen(shot, { sessionId: id, lines: input.lines, raw: input.raw });
     // A long scrollback keeps its newest lines that fit one result.
-    const fit = fitTail(input.raw ? shot : shot.replace(/\s+$/, ""));
+    const fit = fitTail(view.text);
+    const notes = [
+      ...(fit.dropped ? [`the oldest ${fit.dropped} lines are left out (1 MiB result limit); ask for fewer lines`] : []),
+      ...(!input.screen ? ["no log: aiterm did not open this session, so this is its screen"] : []),
+    ];
     return {
       ...base,
       view: "screen",
       text: fit.text,
-      meta: fit.dropped
-        ? `[aiterm ${id}: the oldest ${fit.dropped} lines are left out (1 MiB result limit); ask for fewer lines]`
-        : null,
+      meta: notes.length ? `${view.meta.slice(0, -1)}; ${notes.join("; ")}]` : view.meta,
       reducer: null,
       cursor: null,
       next_cursor: null,
@@ -202,8 +212,8 @@ export async function readSession(
     };
   }
   if (!logDir) {
-    throw new AppError("SESSION_NOT_FOUND", `Cannot read the log of session "${id}": it was not opened by aiterm`, {
-      suggestion: "use screen:true",
+    throw new AppError("LOG_UNAVAILABLE", `Cannot read the log of session "${id}": it was not opened by aiterm`, {
+      suggestion: "read its screen: pty_read screen:true (lines:N reaches into its scrollback)",
     });
   }
 
@@ -365,16 +375,14 @@ export function formatRead(r: ReadResult): string {
   const cur = r.next_cursor !== null
     ? ` next_cursor=${r.next_cursor}${r.has_more ? " has_more" : ""}${r.truncated ? " truncated" : ""}`
     : "";
+  // What follows the verdict: the cursor and whether the session ended; nothing (no dangling ";") for a screen.
+  const tail = [cur.trim(), r.state === "ended" ? "session ended" : ""].filter((p) => p !== "").join(" ");
   if (r.via) {
-    const exit = r.exit_status !== null ? ` exit=${r.exit_status}` : "";
-    parts.push(
-      `[is_complete=${r.is_complete} via ${r.via}${exit} in ${r.waited_ms} ms;${cur}${
-        r.state === "ended" ? " session ended" : ""
-      }]`,
-    );
+    const exit = (r.exit_status !== null ? ` exit=${r.exit_status}` : "") + (r.prompt ? ` prompt=${r.prompt}` : "");
+    parts.push(`[is_complete=${r.is_complete} via ${r.via}${exit} in ${r.waited_ms} ms${tail ? `; ${tail}` : ""}]`);
     if (r.hint) parts.push(`[hint: ${r.hint}]`);
-  } else if (cur || r.state === "ended") {
-    parts.push(`[${cur.trim()}${r.state === "ended" ? " session ended" : ""}]`);
+  } else if (tail) {
+    parts.push(`[${tail}]`);
   }
   for (const w of r.warnings ?? []) parts.push(`[warning: ${w}]`);
   return parts.filter((p) => p !== "").join("\n");

@@ -8,21 +8,27 @@ import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
 import { readJsonFile, StateLayout, writeFileAtomic, writeJsonAtomic } from "../state/mod.ts";
 import {
+  blockedInTerminalRead,
   dialectById,
   dialectForShell,
   findExecutable,
+  foregroundProcess,
   integratedShell,
   outputSinkCommand,
   posixQuote,
+  processStartIdentity,
+  readTerminalModes,
   sweepScratch,
 } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import { assertInputSize, utf8Chunks } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
+import { decideMark } from "./mark_target.ts";
 import { watchLog } from "./log_watch.ts";
 import { LogSupervisor } from "./log_supervisor.ts";
 import { logExtent, pruneLog, readLog } from "./output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
+import { NO_PAGER_ENV } from "./pager_env.ts";
 import { readSendLock, withSendLock } from "./send_lock.ts";
 import type { LastSend } from "./last_send.ts";
 import { newGeneration, readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
@@ -51,7 +57,10 @@ export interface OpenResult {
   shell: string;
   dialect: "posix" | "pwsh" | null;
   cwd: string;
+  /** Names actually copied into the session. */
   env_vars: string[];
+  /** Names asked for in `env_vars` that the server does not have: not set in the session (not an error). */
+  env_vars_skipped: string[];
   attach_command: string;
   log_cursor: number;
   /** The shell printed its first prompt (integrated shells); null when aiterm cannot tell. */
@@ -86,6 +95,9 @@ export interface SendResult {
   recovered_stale_lock: boolean;
 }
 
+/** Keys after which the next wait looks only at what follows them (see Terminal.key). */
+const LINE_ENDING_KEYS = new Set(["C-c", "C-d", "C-z", "C-\\", "Enter", "KPEnter", "C-m", "C-j"]);
+
 /** Receipt of {@link Terminal.key}. */
 export interface KeyResult {
   session_id: string;
@@ -105,6 +117,10 @@ interface SendPlan {
   nonce: string | null;
   markDialect: "posix" | "pwsh" | null;
   suffix: string | null;
+  /** The foreground process a marked send is typed into (see LastSend.mark_process). */
+  markProcess: { pid: number; start: string | null } | null;
+  /** The text answers a password prompt (echo off): it is not recorded as the last command. */
+  secret: boolean;
   chunks: Uint8Array[];
 }
 
@@ -161,7 +177,7 @@ export class Terminal {
 
   /**
    * Opens a new persistent session.
-   * @throws {AppError} INVALID_ARGUMENT, SESSION_EXISTS, SHELL_NOT_FOUND, CWD_NOT_FOUND, ENV_VAR_UNSET, TMUX_*
+   * @throws {AppError} INVALID_ARGUMENT, SESSION_EXISTS, SHELL_NOT_FOUND, CWD_NOT_FOUND, TMUX_*
    */
   async open(input: OpenInput): Promise<OpenResult> {
     await this.#mux.ensureAvailable();
@@ -181,19 +197,18 @@ export class Terminal {
     if (!cwdInfo?.isDirectory) {
       throw new AppError("CWD_NOT_FOUND", `Cannot open a session: cwd "${cwd}" is not an existing directory`);
     }
-    const envNames = [...new Set(input.env_vars ?? [])];
+    // A name the server does not have is skipped and reported (env_vars_skipped), not an error: the
+    // session is still useful, and the caller learns which names were not copied.
+    const envNames: string[] = [];
+    const envSkipped: string[] = [];
     const env: Record<string, string> = {};
-    for (const name of envNames) {
+    for (const name of new Set(input.env_vars ?? [])) {
       const value = this.#env[name];
       if (value === undefined) {
-        throw new AppError(
-          "ENV_VAR_UNSET",
-          `Cannot open a session: environment variable ${name} is not set in the server`,
-          {
-            data: { name },
-          },
-        );
+        envSkipped.push(name);
+        continue;
       }
+      envNames.push(name);
       env[name] = value;
     }
     const id = await this.#claimName(input.name ?? null);
@@ -211,7 +226,8 @@ export class Terminal {
     });
     await this.#start(meta, {
       argv: integration?.argv ?? shellArgv(shellPath, dialect?.id ?? null),
-      env: { ...(integration?.env ?? {}), ...env },
+      // No pager unless the caller copies its pager variable with env_vars (see ./pager_env.ts).
+      env: { ...NO_PAGER_ENV, ...(integration?.env ?? {}), ...env },
       keepOnExit: false,
     }, async () => {
       for (const [path, content] of Object.entries(integration?.files ?? {})) {
@@ -227,6 +243,7 @@ export class Terminal {
       dialect: meta.dialect,
       cwd,
       env_vars: envNames,
+      env_vars_skipped: envSkipped,
       attach_command: this.attachCommand(id),
       log_cursor: (await logExtent(this.#layout.sessionLogDir(id), meta.segment_bytes)).end,
       generation: meta.generation,
@@ -501,7 +518,8 @@ export class Terminal {
 
   /**
    * Types text into a session.
-   * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, INPUT_TOO_LARGE, SEND_LOCK_BUSY, SEND_LOCK_STALE
+   * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, INPUT_TOO_LARGE, SEND_LOCK_BUSY, SEND_LOCK_STALE,
+   *   MARK_UNAVAILABLE
    */
   async send(input: SendInput): Promise<SendResult> {
     const raw = input.raw ?? false;
@@ -540,12 +558,13 @@ export class Terminal {
           keysAfter: enter ? ["Enter"] : [],
         });
         const last: LastSend = {
-          text: plan.body.slice(0, 4096),
+          text: plan.secret ? "" : plan.body.slice(0, 4096),
           at: new Date().toISOString(),
           cursor,
           nonce: plan.nonce,
           mark_dialect: plan.markDialect,
           mark_suffix: plan.suffix,
+          mark_process: plan.markProcess,
         };
         await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), last, { sync: false }).catch(() => {});
         if (hold.recoveredStaleLock) logStaleTakeover(input.session_id, hold.staleOwnerPid);
@@ -565,7 +584,7 @@ export class Terminal {
 
   /**
    * What a send types, from the pane as it is now: the shell script wrapper, the sentinel, the chunks.
-   * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, INVALID_ARGUMENT (a mark the foreground cannot run)
+   * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, MARK_UNAVAILABLE (the foreground is not a shell that can run a mark)
    */
   async #planSend(
     id: string,
@@ -575,38 +594,59 @@ export class Terminal {
     mark: boolean | "posix" | "pwsh",
   ): Promise<SendPlan> {
     const { meta, live } = await this.#requireLive(id, "send to");
-    const fgDialect = live ? dialectForShell(live.currentCommand) : null;
-    const atOwnShell = meta?.dialect != null && fgDialect?.id === meta.dialect;
+    // The kernel's foreground process first (Linux); the multiplexer's current command where there is none.
+    const fg = foregroundProcess(live.panePid);
+    const fgName = fg?.name ?? live.currentCommand;
+    const atOwnShell = meta?.dialect != null &&
+      (fg ? fg.pid === live.panePid : dialectForShell(live.currentCommand)?.id === meta.dialect);
+    // The rule for newlines (README "Driving programs"): at the session's own shell the text is a command, so
+    // trailing newlines are dropped (Enter submits it) and multi-line text runs as one script; to any other
+    // program (a REPL, a nested shell, ssh) the text arrives exactly as given, blank lines included.
     const body = text.replace(/\n+$/, "");
     let payload = text;
     let mode: SendResult["mode"] = raw ? "raw" : "typed";
     let nonce: string | null = null;
     let markDialect: "posix" | "pwsh" | null = null;
     let suffix: string | null = null;
+    let markProcess: SendPlan["markProcess"] = null;
     if (mark !== false) {
-      markDialect = typeof mark === "string" ? mark : (atOwnShell ? meta?.dialect : fgDialect?.id) ?? "posix";
-      if (typeof mark !== "string" && !fgDialect && /^(fish|csh|tcsh|nu|elvish|xonsh)$/.test(live.currentCommand)) {
+      const decision = atOwnShell
+        ? { ok: true as const, dialect: meta!.dialect!, how: "shell" as const }
+        : await decideMark(fgName, mark, () => this.#mux.capture(id).catch(() => ""));
+      if (!decision.ok) {
+        throw new AppError("MARK_UNAVAILABLE", `Cannot mark a send to ${fgName}: ${decision.reason}`, {
+          data: { field: "mark", foreground: fgName },
+          suggestion: decision.suggestion,
+        });
+      }
+      if (atOwnShell && typeof mark === "string" && mark !== decision.dialect) {
         throw new AppError(
-          "INVALID_ARGUMENT",
-          `Cannot mark a send to ${live.currentCommand}: sentinels need a POSIX shell or PowerShell`,
-          {
-            data: { field: "mark" },
-            suggestion: "nothing was typed; use until instead",
-          },
+          "MARK_UNAVAILABLE",
+          `Cannot mark a send to ${fgName}: the session's shell is ${decision.dialect}, not ${mark}`,
+          { data: { field: "mark", foreground: fgName }, suggestion: "nothing was typed; use mark:true" },
         );
       }
-      const dialect = dialectById(markDialect ?? "posix");
+      markDialect = decision.dialect;
+      const dialect = dialectById(markDialect);
       nonce = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
       suffix = dialect.sentinelSuffix(nonce);
       payload = (body.includes("\n") ? dialect.scriptLine(body) : body) + suffix;
       mode = body.includes("\n") ? "script" : "typed";
+      const pid = fg?.pid ?? (atOwnShell ? live.panePid : null);
+      markProcess = pid === null ? null : { pid, start: processStartIdentity(pid) };
     } else if (!raw && atOwnShell && body.includes("\n")) {
       payload = dialectById(meta!.dialect!).scriptLine(body);
       mode = "script";
-    } else if (!raw && enter && text.endsWith("\n")) {
+    } else if (!raw && atOwnShell && enter && text.endsWith("\n")) {
       payload = body;
     }
-    return { meta, live, body, mode, nonce, markDialect, suffix, chunks: utf8Chunks(payload) };
+    // A program reading a line with echo off (a password prompt): the text is never written to disk.
+    // The modes are asked for (one stty) only when a plain read of the terminal waits (the read builtin,
+    // getpass), or, where the kernel cannot say (no /proc), when a program other than the shell waits.
+    const lineRead = fg?.inputWait ? blockedInTerminalRead(fg.inputWait) : !atOwnShell && fg?.readingInput !== false;
+    const secret = lineRead &&
+      await readTerminalModes(live.panePid).then((m) => m !== null && m.canonical && !m.echo);
+    return { meta, live, body, mode, nonce, markDialect, suffix, markProcess, secret, chunks: utf8Chunks(payload) };
   }
 
   /**
@@ -620,11 +660,34 @@ export class Terminal {
     // A lock left by a sender that died is taken over, so C-c, C-d and Escape always reach the pane.
     const hold = await withSendLock(this.#layout.sessionSendLock(sessionId), { sessionId }, async (hold) => {
       await this.#requireLive(sessionId, "send a key to");
+      // A key that ends or interrupts a line makes the next wait about what follows it (C-c at an idle
+      // prompt: the shell's mark with 130, not the previous command's mark).
+      const meta = LINE_ENDING_KEYS.has(resolved.name) ? await this.meta(sessionId) : null;
+      const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
       await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
+      if (cursor !== null) await this.#noteLineKey(sessionId, cursor);
       return hold;
     });
     if (hold.recoveredStaleLock) logStaleTakeover(sessionId, hold.staleOwnerPid);
     return { session_id: sessionId, key: resolved.name, recovered_stale_lock: hold.recoveredStaleLock };
+  }
+
+  /**
+   * Records a line-ending key as the last send (its log cursor), unless a marked send's sentinel is
+   * still pending: that sentinel may come after the key (an answer to a prompt), so it stays.
+   */
+  async #noteLineKey(id: string, cursor: number): Promise<void> {
+    const previous = await this.lastSend(id);
+    if (previous?.nonce) return;
+    const last: LastSend = {
+      text: "",
+      at: new Date().toISOString(),
+      cursor,
+      nonce: null,
+      mark_dialect: null,
+      mark_suffix: null,
+    };
+    await writeJsonAtomic(this.#layout.sessionLastCommand(id), last, { sync: false }).catch(() => {});
   }
 
   /** Closes a session and removes its files. Idempotent. */

@@ -1,6 +1,7 @@
 /**
- * `until` over new output. The log is read from an offset once (each byte is decoded and matched once), control
- * sequences are stripped line by line (as reads show them), and the linear-time matcher (./linear_regex.ts) runs
+ * `until` over new output. The log is read from an offset once (each byte is decoded and matched once), the text is
+ * taken as the terminal printed it (control sequences removed, `\r`/backspace overwrites applied, trailing spaces
+ * kept: a prompt's `>>> ` or `Password: ` ends in a real space), and the linear-time matcher (./linear_regex.ts) runs
  * over complete lines, committed, and over the line still being written, provisionally (its end counts as the end
  * of the input, so `prompt> $` matches a prompt that has no newline yet). Matching yields to the event loop every
  * few milliseconds, so no pattern and no amount of output can hold up other calls; a matcher that has not caught
@@ -9,7 +10,7 @@
 import { AppError } from "../errors.ts";
 import { type Program, StreamMatcher } from "./linear_regex.ts";
 import { readLog } from "./output_log.ts";
-import { stripControl } from "./reduce/mod.ts";
+import { printedText } from "./reduce/mod.ts";
 
 /** The longest line kept while it is being written; a longer line is matched on its newest part. */
 export const MAX_LINE_CHARS = 1 << 20;
@@ -31,7 +32,7 @@ export class UntilWatch {
   /** The raw line still being written (no newline yet). */
   #line = "";
   #echoSkipped: boolean;
-  /** Stripped complete lines not yet given to the matcher, from #at. */
+  /** Printed complete lines not yet given to the matcher, from #at. */
   #backlog = "";
   #at = 0;
   /** Characters of the line being written that the last provisional try did not get to. */
@@ -113,7 +114,7 @@ export class UntilWatch {
     this.#matcher.reset();
   }
 
-  /** Splits new raw text into stripped complete lines (the backlog) and the line still being written. */
+  /** Splits new raw text into printed complete lines (the backlog) and the line still being written. */
   #take(text: string): void {
     let raw = this.#line + text;
     if (!this.#echoSkipped) {
@@ -127,7 +128,7 @@ export class UntilWatch {
     }
     const last = raw.lastIndexOf("\n");
     if (last >= 0) {
-      this.#backlog = this.#backlog.slice(this.#at) + stripControl(raw.slice(0, last + 1));
+      this.#backlog = this.#backlog.slice(this.#at) + printedText(raw.slice(0, last + 1));
       this.#at = 0;
       raw = raw.slice(last + 1);
     }
@@ -136,7 +137,7 @@ export class UntilWatch {
 
   /** Tries the line being written (its end as the end of the input) on a copy of the matcher, in slices. */
   async #peek(stopAt: number, signal?: AbortSignal): Promise<boolean> {
-    const tail = stripControl(this.#line);
+    const tail = printedText(this.#line);
     const trial = this.#matcher.clone();
     const r = await this.#feedSliced(trial, tail, 0, stopAt, signal);
     if (r.hit) return true;

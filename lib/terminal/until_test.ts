@@ -69,3 +69,36 @@ Deno.test("a deadline already past leaves the rest unexamined and says so", asyn
     assert(!e.message.includes("[^!]"), "the pattern is not echoed");
   });
 });
+
+Deno.test("trailing spaces are matched as printed: a prompt's space is real (issue 15 item 2)", async () => {
+  await withLog(async (append, dir) => {
+    // Bytes as measured in the log: python3 3.11 after `1+1`, bash `read -s -p "Password: "`, node 20.
+    const py = new UntilWatch(compileUntil(">>> ", false), 0, false);
+    const pyRegex = new UntilWatch(compileUntil(">>> $", true), 0, false);
+    const pw = new UntilWatch(compileUntil("Password: ", false), 0, false);
+    const node = new UntilWatch(compileUntil("^> $", true), 0, false);
+    await append("2\r\n>>>");
+    assertEquals(await py.check(dir, SEG, far()), false, "no space printed yet");
+    assertEquals(await pyRegex.check(dir, SEG, far()), false);
+    await append(" ");
+    assertEquals(await py.check(dir, SEG, far()), true);
+    assertEquals(await pyRegex.check(dir, SEG, far()), true);
+    await append("\r\n\x1b[?2004l\rPassword:");
+    assertEquals(await pw.check(dir, SEG, far()), false);
+    await append(" ");
+    assertEquals(await pw.check(dir, SEG, far()), true);
+    await append("\r\n\x1b[1G\x1b[0J> \x1b[3G");
+    assertEquals(await node.check(dir, SEG, far()), true, "CHA and erase sequences around node's prompt");
+  });
+});
+
+Deno.test("`x$` no longer matches `x ` (spaces kept), and a line editor's erased cell is not a space", async () => {
+  await withLog(async (append, dir) => {
+    const strict = new UntilWatch(compileUntil("done$", true), 0, false);
+    const erased = new UntilWatch(compileUntil("^ab$", true), 0, false);
+    await append("done  \n");
+    assertEquals(await strict.check(dir, SEG, far()), false, "the line printed two spaces after done");
+    await append("abc\b \b\n");
+    assertEquals(await erased.check(dir, SEG, far()), true, "abc, backspace, space, backspace shows ab");
+  });
+});

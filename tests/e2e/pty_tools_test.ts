@@ -51,7 +51,12 @@ Deno.test(
     assertEquals((await c.err("pty_open", { name: "bad name!" })).code, "INVALID_ARGUMENT");
     assertEquals((await c.err("pty_open", { cwd: "relative/dir" })).code, "INVALID_ARGUMENT");
     assertEquals((await c.err("pty_open", { cwd: `${t.root}/missing` })).code, "CWD_NOT_FOUND");
-    assertEquals((await c.err("pty_open", { env_vars: ["AITERM_NOT_SET_ANYWHERE"] })).code, "ENV_VAR_UNSET");
+    // A name the server does not have is skipped and reported, not an error (issue 15 item 9).
+    const skipped = await c.ok<{ session_id: string; env_vars: string[]; env_vars_skipped: string[] }>("pty_open", {
+      env_vars: ["AITERM_NOT_SET_ANYWHERE"],
+    });
+    assertEquals(skipped.env_vars, []);
+    assertEquals(skipped.env_vars_skipped, ["AITERM_NOT_SET_ANYWHERE"]);
     assertEquals((await c.err("pty_open", { shell: "no-such-shell-xyz" })).code, "SHELL_NOT_FOUND");
     await c.ok("pty_send", {
       session_id: "work_1",

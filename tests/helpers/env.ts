@@ -39,7 +39,8 @@ export async function makeTestEnv(extra: Record<string, string> = {}, options: T
   await Deno.mkdir(home);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(Deno.env.toObject())) {
-    if (k === "TMUX" || k === "TMUX_PANE" || k.startsWith("AITERM_")) continue;
+    // AITERM_TMUX_TRANSPORT passes, so a whole suite can run on the control-mode transport.
+    if (k === "TMUX" || k === "TMUX_PANE" || (k.startsWith("AITERM_") && k !== "AITERM_TMUX_TRANSPORT")) continue;
     env[k] = v;
   }
   Object.assign(env, { AITERM_STATE_DIR: stateDir, HOME: home, TMUX_TMPDIR: root, AITERM_LOG: "warn" }, extra);

@@ -8,7 +8,7 @@ export const ptyObserve = defineTool({
   name: "pty_observe",
   title: "Observe a terminal's state and activity",
   description:
-    "Structured liveness without any screen or command text: whether the pane is alive, the foreground process identity (pid, start identity, argv digest), the state (idle_shell, running, nested, blocked with reason harness_stopped when the foreground is stopped or — for agents — the dialog it waits on, such as approval_required or vendor_onboarding_required, ended), and an activity cursor. Pass the cursor back on the next call to get whether the screen changed and CPU used per process in between (cpu_delta_complete=false when a process vanished).",
+    "Structured liveness without any screen or command text: whether the pane is alive, the foreground process identity (pid, start identity, argv digest), the state (idle_shell, running, input_prompt with prompt continuation|read|password, nested, full_screen (reason alternate_screen: vim, less, man…), blocked with reason harness_stopped when the foreground is stopped or — for agents — the dialog it waits on, such as approval_required or vendor_onboarding_required, ended), and an activity cursor. Pass the cursor back on the next call to get whether the screen changed and CPU used per process in between (cpu_delta_complete=false when a process vanished).",
   input: z.object({
     session_id: SessionIdSchema,
     generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
@@ -21,8 +21,13 @@ export const ptyObserve = defineTool({
     session_id: z.string().describe("The session"),
     exists: z.boolean().describe("aiterm knows the session"),
     pane_alive: z.boolean().describe("Its shell is still running"),
-    state: z.enum(["idle_shell", "running", "nested", "blocked", "ended"]).describe("What the session is doing"),
+    state: z.enum(["idle_shell", "running", "input_prompt", "nested", "full_screen", "blocked", "ended"]).describe(
+      "What the session is doing (full_screen: vim, less, top… own the screen; reason alternate_screen, or full_screen_program for one drawing on the normal screen)",
+    ),
     reason: z.string().describe("Why this state was chosen"),
+    prompt: z.enum(["continuation", "read", "password"]).nullable().optional().describe(
+      "state input_prompt: the shell waits for the rest of a command (continuation), a program reads a line (read), or echo is off for a secret (password); null otherwise",
+    ),
     foreground: z.object({
       pid: z.number().int().describe("Foreground process id"),
       start: z.string().describe("Start identity (differs when the pid is reused)"),

@@ -15,7 +15,9 @@ export const ptyOpen = defineTool({
     shell: z.string().min(1).nullish().describe("Shell program name or absolute path (default: bash, else sh)"),
     cwd: z.string().min(1).nullish().describe("Absolute working directory (default: the server's cwd)"),
     env_vars: z.array(EnvName).max(64).optional()
-      .describe("Names of variables to copy from the server's environment into the session; values are never returned"),
+      .describe(
+        "Names of variables to copy from the server's environment into the session; values are never returned; a name the server does not have is skipped and listed in env_vars_skipped",
+      ),
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
@@ -25,7 +27,13 @@ export const ptyOpen = defineTool({
       "How multi-line text is wrapped for this shell; null = typed as is",
     ),
     cwd: z.string().describe("The working directory the shell started in"),
-    env_vars: z.array(z.string()).describe("Variable names copied into the session (AITERM_SESSION_ID is always set)"),
+    env_vars: z.array(z.string()).describe(
+      "Variable names actually copied into the session (AITERM_SESSION_ID is always set, not listed)",
+    ),
+    // default: a remote aiterm from before this field relays receipts without it.
+    env_vars_skipped: z.array(z.string()).default([]).describe(
+      "Names in env_vars that the server's environment does not have: skipped (not set in the session), not an error",
+    ),
     attach_command: z.string().describe("Run this in a terminal to attach and watch (detach with C-b d)"),
     log_cursor: z.number().int().describe("Byte cursor of the session's output log when the receipt was made"),
     generation: z.string().describe("This generation of the session id (pass it back to detect a replaced session)"),
@@ -36,5 +44,10 @@ export const ptyOpen = defineTool({
   }).strict(),
   annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: (input, deps) => deps.terminal.open(input),
-  text: (out) => `session_id: ${out.session_id}\nattach: ${out.attach_command}\n${JSON.stringify(out)}`,
+  text: (out) =>
+    `session_id: ${out.session_id}\nattach: ${out.attach_command}\n${
+      out.env_vars_skipped.length
+        ? `note: not set in the server, so not set in the session: ${out.env_vars_skipped.join(", ")}\n`
+        : ""
+    }${JSON.stringify(out)}`,
 });

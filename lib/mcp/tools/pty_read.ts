@@ -54,6 +54,7 @@ async function read(
     waited_ms: null,
     timeout_used: null,
     hint: null,
+    prompt: null,
     warnings: [],
     turn_id: a.turn_id,
     answer_empty: a.answer_empty,
@@ -61,13 +62,24 @@ async function read(
   };
 }
 
-const VIA = ["exit", "closed", "sentinel", "until", "shell_integration", "quiescent", "nested", "timeout"] as const;
+const VIA = [
+  "exit",
+  "closed",
+  "sentinel",
+  "until",
+  "shell_integration",
+  "quiescent",
+  "input_prompt",
+  "nested",
+  "screen_settled",
+  "timeout",
+] as const;
 
 export const ptyRead = defineTool({
   name: "pty_read",
   title: "Read a terminal",
   description:
-    'Read what a session printed since your last read, reduced to what matters (control codes stripped, repeats and blank runs collapsed, long output folded to head+tail, test/build/git/grep/install output summarised with every failure and error kept). wait:true first waits until the last command finishes and says how it knows (via: exit, sentinel, until, shell_integration, quiescent; nested or timeout when not complete). screen:true shows the rendered screen (for full-screen programs). full:true or line_range:"A:B" give exact lines; raw:true the unreduced text; cursor reads from a byte offset without moving your default cursor. A result is at most 1 MiB: has_more:true means read again with cursor=next_cursor (line_range: from next_line).',
+    'Read what a session printed since your last read, reduced to what matters (control codes stripped, repeats and blank runs collapsed, long output folded to head+tail, test/build/git/grep/install output summarised with every failure and error kept). wait:true first waits until the last command finishes and says how it knows (via: exit, sentinel, until, shell_integration, quiescent; input_prompt with prompt continuation|read|password, nested, screen_settled (a full-screen program such as vim, less or top whose screen stopped changing) or timeout when not complete). screen:true shows the rendered screen (for full-screen programs), trimmed, with a meta line. full:true or line_range:"A:B" give exact lines; raw:true the unreduced text; cursor reads from a byte offset without moving your default cursor. A result is at most 1 MiB: has_more:true means read again with cursor=next_cursor (line_range: from next_line).',
   input: z.object({
     session_id: SessionIdSchema,
     generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
@@ -125,6 +137,9 @@ export const ptyRead = defineTool({
     waited_ms: z.number().int().nullable().describe("How long the wait took"),
     timeout_used: z.number().nullable().describe("The timeout applied, in seconds, after capping"),
     hint: z.string().nullable().describe("What to do when not complete"),
+    prompt: z.enum(["continuation", "read", "password"]).nullable().optional().describe(
+      "via input_prompt: the shell waits for the rest of a command (continuation, PS2), a program reads a line (read), or echo is off for a secret (password)",
+    ),
     turn_id: z.string().nullable().describe("agent_transcript: the harness's id of the turn"),
     answer_empty: z.boolean().nullable().describe("agent_transcript: the finished turn's answer is empty"),
     harness: z.string().nullable().describe("agent_transcript: the harness"),

@@ -98,7 +98,7 @@ export const ptySend = defineTool({
   name: "pty_send",
   title: "Type text into a terminal",
   description:
-    "Type text into a session, then Enter (enter=false to leave it unsubmitted). Control sequences and control characters are removed unless raw=true. Multi-line text to a POSIX shell arrives as one line that runs the whole script in the current shell (heredocs, variables and cd work); other programs get it as typed. At most 64 KiB of UTF-8; nothing is typed when a send is refused. Keys such as C-c go through pty_key.",
+    "Type text into a session, then Enter (enter=false to leave it unsubmitted). Control sequences and control characters are removed unless raw=true. At the session's own shell, multi-line text arrives as one line that runs the whole script in the current shell (heredocs, variables and cd work) and trailing newlines are dropped (Enter submits); any other program (a REPL, a nested shell, ssh) gets the text exactly as given, blank lines included, then Enter. At most 64 KiB of UTF-8; nothing is typed when a send is refused. Keys such as C-c go through pty_key.",
   input: z.object({
     session_id: SessionIdSchema,
     generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
@@ -111,7 +111,7 @@ export const ptySend = defineTool({
       "Agent sessions: absolute image paths referenced in the turn",
     ),
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
-      'Append an end marker with a per-send nonce and the exit status, so pty_read wait:true completes exactly (also inside ssh/docker); "posix" or "pwsh" names a nested shell\'s dialect',
+      'Append an end marker with a per-send nonce and the exit status, so pty_read wait:true completes exactly. Only where a shell reads the line: the foreground is bash/zsh/sh/pwsh…, or ssh/docker/su/sudo showing a $/#/PS> prompt; "posix" or "pwsh" names the dialect inside such a prompt host. Into python, node, vim… it is MARK_UNAVAILABLE (nothing typed)',
     ),
     remote: RemoteSchema.optional(),
   }).strict(),

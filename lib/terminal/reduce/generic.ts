@@ -39,17 +39,50 @@ const CONTROL_RE = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** Strip terminal control sequences and apply carriage-return overwrites; right-trims every line. */
 export function stripControl(text: string): string {
-  const noEscapes = text
+  return withoutEscapes(text)
+    .split("\n")
+    .map((line) => lastCarriageSegment(line).replace(CONTROL_RE, "").trimEnd())
+    .join("\n");
+}
+
+/**
+ * The text as the terminal printed it, for matching `until`: control sequences removed, `\r` and backspace
+ * overwrites applied, and trailing spaces kept (the space after a prompt such as `>>> ` or `Password: ` is real).
+ */
+export function printedText(text: string): string {
+  return withoutEscapes(text)
+    .split("\n")
+    .map((line) => applyBackspaces(lastCarriageSegment(line)).replace(CONTROL_RE, ""))
+    .join("\n");
+}
+
+/** CRLF as LF, CHA-to-column-1 as CR, every escape sequence removed. */
+function withoutEscapes(text: string): string {
+  return text
     .replace(/\r+\n/g, "\n")
     .replace(CHA_HOME_RE, "\r")
     .replace(OSC_RE, "")
     .replace(STRING_SEQ_RE, "")
     .replace(CSI_RE, "")
     .replace(ESC_OTHER_RE, "");
-  return noEscapes
-    .split("\n")
-    .map((line) => lastCarriageSegment(line).replace(CONTROL_RE, "").trimEnd())
-    .join("\n");
+}
+
+/** A backspace moves the cursor left and what follows overwrites (a line editor's `x\b \b` erases x). */
+function applyBackspaces(line: string): string {
+  if (!line.includes("\b")) return line;
+  const cells: string[] = [];
+  let col = 0;
+  for (const ch of line) {
+    if (ch === "\b") {
+      col = Math.max(0, col - 1);
+      continue;
+    }
+    cells[col++] = ch;
+  }
+  // Spaces at or after the cursor are what an erasing ` \b` left: blank, not text.
+  let end = cells.length;
+  while (end > col && cells[end - 1] === " ") end--;
+  return cells.slice(0, end).join("");
 }
 
 /** What a terminal shows of a line rewritten with \r: the last non-empty segment. */

@@ -7,6 +7,7 @@ import {
   foldLongLine,
   LONG_LINE_HEAD,
   LONG_LINE_TAIL,
+  printedText,
   stripControl,
 } from "./generic.ts";
 import { reduceOutput } from "./mod.ts";
@@ -135,4 +136,14 @@ Deno.test("unknown commands and empty output use the generic reducer", () => {
   assert.equal(empty.text, "");
   assert.equal(empty.lines, 0);
   assert.equal(empty.reducer, "generic");
+});
+
+Deno.test("printedText keeps trailing spaces and applies \\r and backspace overwrites", () => {
+  assert.equal(printedText("\x1b[?2004l\rPassword: "), "Password: ");
+  assert.equal(printedText(">>> \r\n"), ">>> \n");
+  assert.equal(printedText("\x1b[1G\x1b[0J> \x1b[3G"), "> ");
+  assert.equal(printedText("abc\b \b"), "ab");
+  assert.equal(printedText("abc\bX"), "abX");
+  assert.equal(printedText("ab\b\b  "), "  ");
+  assert.equal(stripControl("Password: "), "Password:", "reads still right-trim");
 });
