@@ -35,7 +35,8 @@ Deno.test("parseSessionList() keeps the first pane of each session", () => {
 });
 
 Deno.test("parseSessionList() reads alternate_on; an empty pipe column (psmux) is not a pipe verdict", () => {
-  const tmux = "t1\t100\tvim\t0\t200\t50\t1700000000\t0\t/dev/pts/1\t1\t1\nt2\t101\tbash\t0\t80\t24\t1\t0\t/dev/pts/2\t1\t0\n";
+  const tmux =
+    "t1\t100\tvim\t0\t200\t50\t1700000000\t0\t/dev/pts/1\t1\t1\nt2\t101\tbash\t0\t80\t24\t1\t0\t/dev/pts/2\t1\t0\n";
   const [vim, sh] = parseSessionList(tmux);
   assertEquals([vim?.alternateOn, vim?.piped, sh?.alternateOn], [true, true, false]);
   const psmux = "p\t7\tless\t0\t80\t24\t1\t0\t/dev/pty1\t\t1\n";

@@ -239,7 +239,12 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       } else {
         const capture = () => spec.mux.capture(spec.sessionId).catch(() => null);
         if (await settle.settled(performance.now(), spec.logDir ? lastGrowth : null, capture)) {
-          return done({ is_complete: false, via: "screen_settled", exit_status: null, hint: screenSettledHint(fullScreen) });
+          return done({
+            is_complete: false,
+            via: "screen_settled",
+            exit_status: null,
+            hint: screenSettledHint(fullScreen),
+          });
         }
       }
       // 5a. a prompt that is not a fresh command prompt: PS2, a line read, a password

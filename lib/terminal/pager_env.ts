@@ -23,4 +23,3 @@ export const NO_PAGER_ENV: Readonly<Record<string, string>> = Object.freeze({
   GH_PAGER: "cat",
   AWS_PAGER: "",
 });
-

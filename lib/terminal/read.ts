@@ -194,7 +194,9 @@ export async function readSession(
     // A long scrollback keeps its newest lines that fit one result.
     const fit = fitTail(view.text);
     const notes = [
-      ...(fit.dropped ? [`the oldest ${fit.dropped} lines are left out (1 MiB result limit); ask for fewer lines`] : []),
+      ...(fit.dropped
+        ? [`the oldest ${fit.dropped} lines are left out (1 MiB result limit); ask for fewer lines`]
+        : []),
       ...(!input.screen ? ["no log: aiterm did not open this session, so this is its screen"] : []),
     ];
     return {

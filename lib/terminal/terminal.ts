@@ -95,6 +95,8 @@ export interface SendResult {
   recovered_stale_lock: boolean;
 }
 
+/** Keys that interrupt what runs: a shell abandons the rest of the command line, so a pending sentinel never comes. */
+const INTERRUPT_KEYS = new Set(["C-c", "C-\\"]);
 /** Keys after which the next wait looks only at what follows them (see Terminal.key). */
 const LINE_ENDING_KEYS = new Set(["C-c", "C-d", "C-z", "C-\\", "Enter", "KPEnter", "C-m", "C-j"]);
 
@@ -665,7 +667,7 @@ export class Terminal {
       const meta = LINE_ENDING_KEYS.has(resolved.name) ? await this.meta(sessionId) : null;
       const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
       await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
-      if (cursor !== null) await this.#noteLineKey(sessionId, cursor);
+      if (cursor !== null) await this.#noteLineKey(sessionId, cursor, INTERRUPT_KEYS.has(resolved.name));
       return hold;
     });
     if (hold.recoveredStaleLock) logStaleTakeover(sessionId, hold.staleOwnerPid);
@@ -674,11 +676,13 @@ export class Terminal {
 
   /**
    * Records a line-ending key as the last send (its log cursor), unless a marked send's sentinel is
-   * still pending: that sentinel may come after the key (an answer to a prompt), so it stays.
+   * still pending: that sentinel may come after the key (an answer to a prompt), so it stays — except
+   * after an interrupt, which abandons the command line the sentinel was part of.
    */
-  async #noteLineKey(id: string, cursor: number): Promise<void> {
+  async #noteLineKey(id: string, cursor: number, interrupt: boolean): Promise<void> {
     const previous = await this.lastSend(id);
-    if (previous?.nonce) return;
+    // An interrupt abandons the whole command line a shell was running, sentinel included.
+    if (previous?.nonce && !interrupt) return;
     const last: LastSend = {
       text: "",
       at: new Date().toISOString(),

@@ -69,34 +69,38 @@ async function makeRepo(t: TestEnv, dir: string, n: number): Promise<void> {
   for (let i = 1; i <= n; i++) assert((await git("commit", "-q", "--allow-empty", "-m", `change number ${i}`)).success);
 }
 
-Deno.test("vim: wait ends with screen_settled; observe says full_screen; the screen read is trimmed", opts, async () => {
-  if (!installed("vim")) return;
-  await using t = await makeTestEnv();
-  await using c = await connect(t.env);
-  const id = await open(c, t);
-  assertSettled(await sendAndWait(c, id, "vim -u NONE -N note.txt"), "vim");
-  const o = await c.ok<Obs>("pty_observe", { session_id: id });
-  assertEquals([o.state, o.reason], ["full_screen", "alternate_screen"]);
-  const raw = await c.ok<Read>("pty_read", { session_id: id, screen: true, raw: true });
-  const screen = await c.ok<Read>("pty_read", { session_id: id, screen: true });
-  // Today's 200×50 capture is about 10,000 characters, 46 rows of them `~` and padding.
-  assert(raw.text.length > 9000, `raw screen ${raw.text.length}`);
-  assert(screen.text.length * 20 < raw.text.length, `screen ${screen.text.length} of ${raw.text.length}`);
-  assertStringIncludes(screen.text, "~  (×");
-  assertStringIncludes(screen.text, "note.txt");
-  assertStringIncludes(screen.meta ?? "", "screen 50 rows as ");
-  assertStringIncludes(screen.meta ?? "", `(raw ${raw.text.length} chars`);
-  // After a key the screen changes and settles again.
-  await c.ok("pty_send", { session_id: id, text: "ihello from vim", enter: false });
-  const typed = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 10 });
-  assertSettled(typed, "vim insert");
-  assertStringIncludes((await c.ok<Read>("pty_read", { session_id: id, screen: true })).text, "hello from vim");
-  await c.ok("pty_key", { session_id: id, key: "Escape" });
-  await c.ok("pty_send", { session_id: id, text: ":q!" });
-  await assertBackAtShell(c, id, "vim");
-  const after = await c.ok<Obs>("pty_observe", { session_id: id });
-  assertEquals(after.state, "idle_shell");
-});
+Deno.test(
+  "vim: wait ends with screen_settled; observe says full_screen; the screen read is trimmed",
+  opts,
+  async () => {
+    if (!installed("vim")) return;
+    await using t = await makeTestEnv();
+    await using c = await connect(t.env);
+    const id = await open(c, t);
+    assertSettled(await sendAndWait(c, id, "vim -u NONE -N note.txt"), "vim");
+    const o = await c.ok<Obs>("pty_observe", { session_id: id });
+    assertEquals([o.state, o.reason], ["full_screen", "alternate_screen"]);
+    const raw = await c.ok<Read>("pty_read", { session_id: id, screen: true, raw: true });
+    const screen = await c.ok<Read>("pty_read", { session_id: id, screen: true });
+    // Today's 200×50 capture is about 10,000 characters, 46 rows of them `~` and padding.
+    assert(raw.text.length > 9000, `raw screen ${raw.text.length}`);
+    assert(screen.text.length * 20 < raw.text.length, `screen ${screen.text.length} of ${raw.text.length}`);
+    assertStringIncludes(screen.text, "~  (×");
+    assertStringIncludes(screen.text, "note.txt");
+    assertStringIncludes(screen.meta ?? "", "screen 50 rows as ");
+    assertStringIncludes(screen.meta ?? "", `(raw ${raw.text.length} chars`);
+    // After a key the screen changes and settles again.
+    await c.ok("pty_send", { session_id: id, text: "ihello from vim", enter: false });
+    const typed = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 10 });
+    assertSettled(typed, "vim insert");
+    assertStringIncludes((await c.ok<Read>("pty_read", { session_id: id, screen: true })).text, "hello from vim");
+    await c.ok("pty_key", { session_id: id, key: "Escape" });
+    await c.ok("pty_send", { session_id: id, text: ":q!" });
+    await assertBackAtShell(c, id, "vim");
+    const after = await c.ok<Obs>("pty_observe", { session_id: id });
+    assertEquals(after.state, "idle_shell");
+  },
+);
 
 Deno.test("less and top: wait ends with screen_settled well under the timeout", opts, async () => {
   await using t = await makeTestEnv();

@@ -97,7 +97,9 @@ export const ptyRead = defineTool({
     full: z.boolean().default(false).describe(
       "No folding: the retained log from its first byte, or from cursor when given, in pages of at most 1 MiB",
     ),
-    lines: z.number().int().positive().nullish().describe("Only the last N lines (with screen: N lines of scrollback)"),
+    lines: z.number().int().positive().nullish().describe(
+      "Only the last N lines (with screen: the last N rows that hold text, reaching into the scrollback when N is larger than the screen)",
+    ),
     line_range: z.string().nullish().describe(
       'Exact lines "A:B" of the retained log (counted from cursor when given), 1-based inclusive; "A:" to the end',
     ),
