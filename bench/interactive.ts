@@ -22,7 +22,7 @@ import {
 } from "./_common.ts";
 import { connect } from "../tests/helpers/mcp.ts";
 import {
-  type Caller,
+  callerOf,
   runScenario,
   SCENARIO_TIMEOUT_S,
   type ScenarioRun,
@@ -38,15 +38,7 @@ await runMain("bench/interactive", async () => {
   onCleanup("aiterm tmux server + state dir", () => env[Symbol.asyncDispose]());
   const c = await connect(env.env, "aiterm-bench-interactive");
   onCleanup("aiterm MCP server", () => c.close());
-  const call: Caller = async (tool, args) => {
-    const r = await c.call(tool, args);
-    const first = r.content[0];
-    return {
-      isError: r.isError === true,
-      data: (r.structuredContent ?? {}) as Record<string, unknown>,
-      text: first && first.type === "text" ? first.text : "",
-    };
-  };
+  const call = callerOf(c);
   const runs = new Map<string, ScenarioRun[]>();
   for (let round = 0; round < flags.rounds; round++) {
     for (const s of SCENARIOS) {

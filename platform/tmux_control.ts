@@ -82,31 +82,6 @@ export function quoteControlArg(value: string): string {
   return `${out}"`;
 }
 
-/**
- * The commands the control client may carry. Anything else (new-session starts the server and prints
- * its pid; kill-session can end the session the client is attached to; kill-server ends the client;
- * commands that block a client's queue such as wait-for or run-shell) stays on the CLI.
- */
-const CONTROL_COMMANDS = new Set([
-  "capture-pane",
-  "display-message",
-  "has-session",
-  "list-buffers",
-  "list-clients",
-  "list-panes",
-  "list-sessions",
-  "list-windows",
-  "show-buffer",
-  "show-options",
-  "delete-buffer",
-  "load-buffer",
-  "paste-buffer",
-  "pipe-pane",
-  "send-keys",
-  "set-buffer",
-  "set-option",
-]);
-
 /** Commands that change nothing: a line of only these is retried on the CLI when its reply is lost. */
 const READ_COMMANDS = new Set([
   "capture-pane",
@@ -119,6 +94,22 @@ const READ_COMMANDS = new Set([
   "list-windows",
   "show-buffer",
   "show-options",
+]);
+
+/**
+ * The commands the control client may carry. Anything else (new-session starts the server and prints
+ * its pid; kill-session can end the session the client is attached to; kill-server ends the client;
+ * commands that block a client's queue such as wait-for or run-shell) stays on the CLI.
+ */
+const CONTROL_COMMANDS = new Set([
+  ...READ_COMMANDS,
+  "delete-buffer",
+  "load-buffer",
+  "paste-buffer",
+  "pipe-pane",
+  "send-keys",
+  "set-buffer",
+  "set-option",
 ]);
 
 /** A CLI argv as one control-mode line: the line and how many commands (blocks) it holds. */

@@ -6,6 +6,7 @@
  * Pure: the caller supplies the foreground program's name and, when asked for, the screen.
  */
 import { dialectForShell } from "../../platform/mod.ts";
+import { BYTE_PIPES, FOREIGN_SHELLS, PROMPT_HOSTS, REPLS } from "./programs.ts";
 
 /** The dialect of a sentinel. */
 export type MarkDialect = "posix" | "pwsh";
@@ -23,66 +24,9 @@ export type MarkHost =
   /** Anything else. */
   | { kind: "unknown" };
 
-const FOREIGN_SHELLS = new Set(["fish", "csh", "tcsh", "nu", "elvish", "xonsh"]);
-
-const PROMPT_HOSTS = new Set([
-  "ssh",
-  "mosh-client",
-  "telnet",
-  "docker",
-  "podman",
-  "kubectl",
-  "oc",
-  "lxc",
-  "incus",
-  "nsenter",
-  "chroot",
-  "machinectl",
-  "vagrant",
-  "su",
-  "sudo",
-  "doas",
-  "runuser",
-  "login",
-  "tmux",
-  "screen",
-]);
-
 const NOT_SHELLS = new Set([
-  // REPLs and interpreters
-  "python",
-  "python2",
-  "python3",
-  "ipython",
-  "bpython",
-  "node",
-  "deno",
-  "bun",
-  "irb",
-  "pry",
-  "ruby",
-  "perl",
-  "php",
-  "psql",
-  "mysql",
-  "mariadb",
-  "sqlite3",
-  "redis-cli",
-  "mongosh",
-  "ghci",
-  "R",
-  "julia",
-  "lua",
-  "erl",
-  "iex",
-  "ocaml",
-  "scala",
-  "sbcl",
-  "clojure",
-  "gdb",
-  "lldb",
-  "bc",
-  "dc",
+  ...REPLS,
+  ...BYTE_PIPES,
   // editors, pagers and other full-screen programs
   "vi",
   "vim",
@@ -103,11 +47,6 @@ const NOT_SHELLS = new Set([
   "mc",
   "ranger",
   "fzf",
-  // byte pipes
-  "cat",
-  "nc",
-  "ncat",
-  "socat",
 ]);
 
 /** Classifies the foreground program by name (comm or the multiplexer's current command). */

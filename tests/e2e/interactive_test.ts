@@ -6,7 +6,7 @@
 import { assertEquals } from "../helpers/assert.ts";
 import { hasTmux, makeTestEnv } from "../helpers/env.ts";
 import { connect } from "../helpers/mcp.ts";
-import { type Caller, runScenario, SCENARIOS } from "../helpers/interactive.ts";
+import { callerOf, runScenario, SCENARIOS } from "../helpers/interactive.ts";
 
 const linux = Deno.build.os === "linux";
 const opts = { ignore: !hasTmux || !linux, sanitizeOps: false, sanitizeResources: false };
@@ -14,15 +14,7 @@ const opts = { ignore: !hasTmux || !linux, sanitizeOps: false, sanitizeResources
 Deno.test("interactive scenarios: each program gets its verdict well under the timeout", opts, async (t) => {
   await using env = await makeTestEnv();
   await using c = await connect(env.env);
-  const call: Caller = async (tool, args) => {
-    const r = await c.call(tool, args);
-    const first = r.content[0];
-    return {
-      isError: r.isError === true,
-      data: (r.structuredContent ?? {}) as Record<string, unknown>,
-      text: first && first.type === "text" ? first.text : "",
-    };
-  };
+  const call = callerOf(c);
   for (const s of SCENARIOS) {
     await t.step(`${s.item}. ${s.name}`, async () => {
       const run = await runScenario(call, s, env.root);

@@ -4,6 +4,7 @@
  * session, brings a program to a state with unmeasured set-up steps, then does one measured action
  * followed by `pty_read {wait:true, timeout:10}` and checks the verdict.
  */
+import type { TestClient } from "./mcp.ts";
 
 /** One tool call's outcome, whatever client made it. */
 export interface CallOutcome {
@@ -16,6 +17,19 @@ export interface CallOutcome {
 
 /** Calls a tool. */
 export type Caller = (tool: string, args: Record<string, unknown>) => Promise<CallOutcome>;
+
+/** A {@link Caller} over a test client (tests/helpers/mcp.ts). */
+export function callerOf(c: TestClient): Caller {
+  return async (tool, args) => {
+    const r = await c.call(tool, args);
+    const first = r.content[0];
+    return {
+      isError: r.isError === true,
+      data: (r.structuredContent ?? {}) as Record<string, unknown>,
+      text: first && first.type === "text" ? first.text : "",
+    };
+  };
+}
 
 /** A send or key, optionally followed by a read (set-up steps wait for `settle` before going on). */
 export interface Step {
@@ -65,6 +79,8 @@ export interface Scenario {
 
 /** The timeout of every measured read: what a caller would burn without a verdict. */
 export const SCENARIO_TIMEOUT_S = 10;
+/** A verdict must come within this (well under the timeout). */
+export const VERDICT_WITHIN_MS = 3000;
 
 const GIT = "git -c user.name=t -c user.email=t@example.invalid";
 
@@ -112,7 +128,7 @@ export const SCENARIOS: Scenario[] = [
     item: 1,
     needs: ["bash"],
     setup: [{ send: "bash --norc" }],
-    act: { send: "sleep 2; echo slept" },
+    act: { send: "sleep 1; echo slept" },
     expect: { via: ["nested", "shell_integration"], text: /slept/ },
   },
   // 2. until keeps trailing spaces
@@ -354,8 +370,9 @@ function check(label: string, out: CallOutcome, e: Expect, problems: string[]): 
     problems.push(`${label}: text or hint matches ${e.notText}: ${JSON.stringify((text + " " + d.hint).slice(-400))}`);
   }
   const waited = Number(d.waited_ms ?? 0);
-  // A behaviour check, not a benchmark: a verdict that burns most of the timeout is the defect.
-  if (waited >= (SCENARIO_TIMEOUT_S * 1000) / 2) problems.push(`${label}: verdict took ${waited} ms`);
+  // A behaviour check, not a benchmark (issue 15: timeout 10 s, verdict in under 3 s): a verdict that burns the
+  // timeout is the defect, a slow machine is not (typical verdicts here: 0.05–0.7 s).
+  if (waited >= VERDICT_WITHIN_MS) problems.push(`${label}: verdict took ${waited} ms`);
 }
 
 async function act(call: Caller, id: string, s: Step): Promise<CallOutcome> {
