@@ -291,6 +291,32 @@ export const SCENARIOS: Scenario[] = [
     act: { send: "python3 -c 'import getpass; getpass.getpass()'" },
     expect: { via: ["input_prompt"], is_complete: false, prompt: "password" },
   },
+  // 8. keys: the terminal echoes what each key sent (cat -v in canonical mode shows ESC as ^[)
+  {
+    name: "M-x reaches the program as ESC x",
+    item: 8,
+    needs: ["cat"],
+    setup: [{ send: "cat -v" }],
+    act: { key: "M-x" },
+    read: { until: "^[x" },
+    expect: { via: ["until"], is_complete: true },
+  },
+  {
+    name: "S-Up reaches the program as its modified sequence",
+    item: 8,
+    needs: ["cat"],
+    setup: [{ send: "cat -v" }],
+    act: { key: "S-Up" },
+    read: { until: "^[[1;2A" },
+    expect: { via: ["until"], is_complete: true },
+  },
+  {
+    name: "an unknown key name is refused, nothing typed",
+    item: 8,
+    needs: ["bash"],
+    act: { key: "Hyper-Q" },
+    expect: { via: [], errorCode: "KEY_UNKNOWN" },
+  },
   // 9. smaller
   {
     name: "C-c at an idle prompt is 130",
