@@ -6,52 +6,7 @@
  * screen; a multiplexer that does not report the alternate screen). Shells and REPLs on the normal
  * screen are not full-screen: they stay `nested`.
  */
-
-/** Programs that draw a whole screen and wait for keys, by the name the kernel gives them. */
-const FULL_SCREEN = new Set([
-  "less",
-  "more",
-  "most",
-  "pg",
-  "man",
-  "vi",
-  "vim",
-  "nvim",
-  "view",
-  "vimdiff",
-  "nano",
-  "pico",
-  "emacs",
-  "mg",
-  "micro",
-  "joe",
-  "top",
-  "htop",
-  "btop",
-  "atop",
-  "iotop",
-  "iftop",
-  "nethogs",
-  "watch",
-  "tig",
-  "lazygit",
-  "mc",
-  "ranger",
-  "nnn",
-  "lf",
-  "vifm",
-  "mutt",
-  "neomutt",
-  "ncdu",
-  "w3m",
-  "lynx",
-  "links",
-  "elinks",
-  "alsamixer",
-  "nmtui",
-  "whiptail",
-  "dialog",
-]);
+import { SCREEN_PROGRAMS } from "./programs.ts";
 
 /** What decides whether the foreground is a full-screen program. */
 export interface FullScreenFacts {
@@ -67,12 +22,12 @@ export interface FullScreenFacts {
 
 /**
  * The name of the program that owns the whole screen, or null: the foreground program when the
- * alternate screen is on, else a known screen-drawing program (see {@link FULL_SCREEN}) in the
+ * alternate screen is on, else a known screen-drawing program (see SCREEN_PROGRAMS in ./programs.ts) in the
  * foreground group that is not busy. The caller has already ruled out the session's own shell.
  */
 export function fullScreenProgram(f: FullScreenFacts): string | null {
   if (f.readingInput === false && f.alternateOn !== true) return null;
-  const drawing = [f.name, ...(f.members ?? [])].find((n) => FULL_SCREEN.has(n));
+  const drawing = [f.name, ...(f.members ?? [])].find((n) => SCREEN_PROGRAMS.has(n));
   if (f.alternateOn === true) return drawing ?? f.name;
   return drawing ?? null;
 }

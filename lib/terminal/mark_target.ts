@@ -6,7 +6,7 @@
  * Pure: the caller supplies the foreground program's name and, when asked for, the screen.
  */
 import { dialectForShell } from "../../platform/mod.ts";
-import { BYTE_PIPES, FOREIGN_SHELLS, PROMPT_HOSTS, REPLS } from "./programs.ts";
+import { BYTE_PIPES, FOREIGN_SHELLS, PROMPT_HOSTS, REPLS, SCREEN_PROGRAMS } from "./programs.ts";
 
 /** The dialect of a sentinel. */
 export type MarkDialect = "posix" | "pwsh";
@@ -27,26 +27,7 @@ export type MarkHost =
 const NOT_SHELLS = new Set([
   ...REPLS,
   ...BYTE_PIPES,
-  // editors, pagers and other full-screen programs
-  "vi",
-  "vim",
-  "nvim",
-  "view",
-  "nano",
-  "emacs",
-  "micro",
-  "less",
-  "more",
-  "most",
-  "man",
-  "top",
-  "htop",
-  "btop",
-  "watch",
-  "tig",
-  "mc",
-  "ranger",
-  "fzf",
+  ...SCREEN_PROGRAMS,
 ]);
 
 /** Classifies the foreground program by name (comm or the multiplexer's current command). */
