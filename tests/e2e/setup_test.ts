@@ -149,7 +149,12 @@ async function setup(h: Home, ...args: string[]): Promise<{ code: number; result
   return { code: out.code, result, stderr };
 }
 
-async function cli(h: Home, bin: string, ...args: string[]): Promise<{ code: number; stdout: string }> {
+/** Runs a real client CLI; stdout and stderr stay apart (stdout is parsed; CLIs warn on stderr). */
+async function cli(
+  h: Home,
+  bin: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(bin, {
     args,
     cwd: h.home,
@@ -159,7 +164,7 @@ async function cli(h: Home, bin: string, ...args: string[]): Promise<{ code: num
     stdout: "piped",
     stderr: "piped",
   }).output();
-  return { code: out.code, stdout: decoder.decode(out.stdout) + decoder.decode(out.stderr) };
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }
 
 async function snapshot(paths: string[]): Promise<Record<string, string>> {
@@ -300,7 +305,7 @@ Deno.test({
 
     // The real Claude Code starts the server and reports it connected.
     const list = await cli(h, `${h.bin}/claude`, "mcp", "list");
-    assertMatch(list.stdout, /^aiterm: .*main\.ts - ✔ Connected$/m, list.stdout);
+    assertMatch(list.stdout, /^aiterm: .*main\.ts - ✔ Connected$/m, list.stdout + list.stderr);
     assertMatch(list.stdout, /^other: echo hi - /m);
     const claudeAfter = await Deno.readTextFile(`${home}/.claude.json`);
     // Claude Code itself rewrites ~/.claude.json (two-space JSON, no BOM) when `mcp get`/`mcp list` run;
@@ -316,9 +321,9 @@ Deno.test({
     assertEquals(await Deno.readTextFile(`${home}/.claude.json.aiterm-backup`), claudeBefore);
 
     // The real Codex lists it next to the existing server.
-    // Codex appends a "WARNING: … temporary dir" line to stdout when its home is under /tmp (a HOME there).
-    const codexOut = (await cli(h, `${h.bin}/codex`, "mcp", "list", "--json")).stdout;
-    const codexList = JSON.parse(codexOut.replace(/^WARNING: .*$/gm, ""));
+    // Codex warns ("WARNING: … temporary dir") on stderr when its home is under /tmp: only stdout is JSON.
+    const codexOut = await cli(h, `${h.bin}/codex`, "mcp", "list", "--json");
+    const codexList = JSON.parse(codexOut.stdout);
     const byName = Object.fromEntries(codexList.map((s: { name: string }) => [s.name, s]));
     assertEquals(byName.aiterm.transport.command, Deno.execPath());
     assertEquals(byName.aiterm.transport.args, ["run", "-A", MAIN]);
@@ -591,7 +596,7 @@ Deno.test({
     await installClaudeParentHooks(server, { env: h.env, home: h.home, dryRun: false });
     // `claude mcp list` runs a short session whose end fires SessionEnd.
     const list = await cli(h, `${h.bin}/claude`, "mcp", "list");
-    assertEquals(list.code, 0, list.stdout);
+    assertEquals(list.code, 0, list.stdout + list.stderr);
     const text = await Deno.readTextFile(log);
     const args = text.split("\n").filter((l) => l.startsWith("arg:")).map((l) => l.slice(4));
     assertEquals(args, ["two words", "$HOME", "a;b", "hook", "claude-session-end"]);
