@@ -65,9 +65,14 @@ Deno.test("the registered command: compiled binary alone, aiterm-setup's sibling
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-  const src = serverCommand("/usr/bin/deno", false);
-  assertEquals(src.args.slice(0, 2), ["run", "-A"]);
-  assert(src.args[2]!.endsWith("/main.ts") && src.args[2]!.startsWith("/"));
+  const src = serverCommand("/usr/bin/deno", false, "file:///src/aiterm/main.ts");
+  assertEquals(src, { command: "/usr/bin/deno", args: ["run", "-A", "/src/aiterm/main.ts"] });
+  // Run from a bundle, the server is the bundle itself (there is no main.ts beside it).
+  assertEquals(serverCommand("/usr/bin/deno", false, "file:///opt/dist/aiterm.js").args, [
+    "run",
+    "-A",
+    "/opt/dist/aiterm.js",
+  ]);
   assert(sameCommand("/a", undefined, { command: "/a", args: [] }));
   assert(!sameCommand("/a", ["x"], { command: "/a", args: [] }));
 });

@@ -45,8 +45,10 @@ Hook commands (run instead of the setup steps; JSON schema aiterm.setup-hooks-re
                   $CODEX_HOME/hooks.json and approves exactly those two through codex app-server;
                   status reads them back
 
-Exit status: 0 ready (smoke test passed and at least one client registered and read back) or hook
-commands done, 1 failed (the result says why), 2 bad flags. Progress goes to stderr.`;
+Exit status: 0 ready (smoke test passed and every detected client registered and read back; a dry run:
+every step would succeed) or hook commands done, 1 failed (the result says why; clients that did
+register stay registered), 2 bad flags. Progress goes to stderr. From a source checkout the registered
+command is a development command (deno run -A main.ts); the result says so (server.development).`;
 
 const STEER_REQUESTS = ["status", "enable", "disable"] as const;
 

@@ -67,7 +67,8 @@ export interface SetupResult {
   reason_code?: string;
   dry_run: boolean;
   /** The command registered in the clients. */
-  server?: { command: string; args: string[] };
+  /** `development`: a `deno run` command from a source checkout or bundle, not a release binary. */
+  server?: { command: string; args: string[]; development: boolean };
   steps: StepResult[];
   clients: Record<ClientId, ClientResult>;
 }

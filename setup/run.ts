@@ -16,7 +16,7 @@ import { SetupFailure } from "./config_file.ts";
 import { HOOK_CLIENT_IDS, setupParentHooks } from "./hook_actions.ts";
 import { checkDependencies, homeDir } from "./platform_deps.ts";
 import { type ClientResult, SETUP_SCHEMA, type SetupResult, type StepResult } from "./result.ts";
-import { type ServerCommand, serverCommand } from "./server_command.ts";
+import { isDevelopmentCommand, type ServerCommand, serverCommand } from "./server_command.ts";
 import { smokeTest } from "./smoke.ts";
 
 /** Options for {@link performSetup}. */
@@ -107,7 +107,14 @@ export async function performSetup(options: SetupOptions): Promise<SetupResult> 
   } else {
     try {
       server = (options.server ?? serverCommand)();
-      step({ step: "server_command", status: "ok", detail: [server.command, ...server.args].join(" ") });
+      const shown = [server.command, ...server.args].join(" ");
+      step({
+        step: "server_command",
+        status: "ok",
+        detail: isDevelopmentCommand(server)
+          ? `development command (from a source checkout or bundle; a release binary registers itself): ${shown}`
+          : shown,
+      });
     } catch (err) {
       step({ step: "server_command", status: "failed", ...failureOf(err) });
       blocked ??= "server_command";
@@ -281,15 +288,21 @@ export async function performSetup(options: SetupOptions): Promise<SetupResult> 
   const good = Object.values(clients).some((c) =>
     c.status === "registered" || c.status === "already_registered" || (dryRun && c.status === "would_register")
   );
-  const ready = (smokeOk || (dryRun && depsPlanned)) && good;
+  // Ready means every step up to the registrations succeeded (or, in a dry run, is planned): a client that
+  // could not be registered fails the run in both modes, so a dry run predicts the real one. Parent hooks
+  // that are not ready only change how answers arrive (a waiter instead), so they do not fail the run.
   const firstFailure = steps.find((s) => s.status === "failed");
+  const blocking = steps.some((s) => s.status === "failed" && s.step !== "parent_hooks");
+  const ready = (smokeOk || (dryRun && depsPlanned)) && good && !blocking;
   return {
     schema: SETUP_SCHEMA,
     version: VERSION,
     status: ready ? "ready" : "failed",
     ...(ready ? {} : { reason_code: firstFailure?.reason_code ?? "no_client_registered" }),
     dry_run: dryRun,
-    ...(server ? { server: { command: server.command, args: server.args } } : {}),
+    ...(server
+      ? { server: { command: server.command, args: server.args, development: isDevelopmentCommand(server) } }
+      : {}),
     steps,
     clients,
   };

@@ -23,7 +23,11 @@ export function isSetupName(path: string): boolean {
  * The registered server command. When running as `aiterm-setup`, the server is the `aiterm-mcp`
  * binary beside it (registering `aiterm-setup` itself would start setup, not the server).
  */
-export function serverCommand(execPath: string = Deno.execPath(), compiled: boolean = isCompiled()): ServerCommand {
+export function serverCommand(
+  execPath: string = Deno.execPath(),
+  compiled: boolean = isCompiled(),
+  mainModule: string = Deno.mainModule,
+): ServerCommand {
   if (compiled) {
     if (!isSetupName(execPath)) return { command: execPath, args: [] };
     const sibling = join(dirname(execPath), /\.exe$/i.test(execPath) ? "aiterm-mcp.exe" : "aiterm-mcp");
@@ -37,8 +41,15 @@ export function serverCommand(execPath: string = Deno.execPath(), compiled: bool
       `aiterm-setup needs the aiterm-mcp binary beside it (${sibling}); keep both files of the release together`,
     );
   }
-  const main = new URL("../main.ts", import.meta.url);
+  // The module this process started from (main.ts, or a bundle of it), never a path beside this source file:
+  // a bundle has no main.ts next to it.
+  const main = new URL(mainModule);
   return { command: execPath, args: ["run", "-A", main.protocol === "file:" ? fileURLToPath(main) : main.href] };
+}
+
+/** True when the command runs aiterm from source or a bundle (`deno run`), not a release binary. */
+export function isDevelopmentCommand(server: ServerCommand): boolean {
+  return server.args[0] === "run";
 }
 
 /** True when a registered `command`/`args` pair is exactly `want`. */

@@ -35,6 +35,8 @@ function smokeEnv(env: Record<string, string>, stateDir: string): Record<string,
   if (env.AITERM_TMUX_BIN) out.AITERM_TMUX_BIN = env.AITERM_TMUX_BIN;
   out.AITERM_STATE_DIR = stateDir;
   out.AITERM_LOG = "warn";
+  // The smoke test's shell keeps no history: "changes nothing" includes ~/.bash_history and ~/.zsh_history.
+  out.HISTFILE = "/dev/null";
   return out;
 }
 
@@ -67,7 +69,11 @@ export async function smokeTest(server: ServerCommand, env: Record<string, strin
     const info = client.getServerVersion();
     if (info?.name !== "aiterm") throw new Error(`the command started "${info?.name ?? "?"}", not aiterm`);
     const probe = smokeProbe();
-    const opened = await call("pty_open", { name: `setup-${crypto.randomUUID().slice(0, 8)}`, cwd: root });
+    const opened = await call("pty_open", {
+      name: `setup-${crypto.randomUUID().slice(0, 8)}`,
+      cwd: root,
+      env_vars: ["HISTFILE"],
+    });
     const id = String(opened.session_id ?? "");
     await call("pty_send", { session_id: id, text: probe.text });
     const read = await call("pty_read", { session_id: id, wait: true, until: probe.expect, timeout: 20, raw: true });

@@ -62,6 +62,17 @@ Deno.test("a single-file bundle run from elsewhere serves every tool and names i
     })
       .output();
     assertEquals(waited.code, 0);
+    // Setup run from the bundle registers the bundle (not <bundle dir>/../main.ts), named a development command.
+    const setup = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", bundle, "setup", "--dry-run"],
+      env: t.env,
+      clearEnv: true,
+      cwd: t.root,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const result = JSON.parse(new TextDecoder().decode(setup.stdout));
+    assertEquals(result.server, { command: Deno.execPath(), args: ["run", "-A", bundle], development: true });
   } finally {
     await client.close();
   }

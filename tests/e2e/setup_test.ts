@@ -36,7 +36,7 @@ interface Hooks {
 interface Result {
   status: string;
   reason_code?: string;
-  server?: { command: string; args: string[] };
+  server?: { command: string; args: string[]; development?: boolean };
   steps: { step: string; status: string; reason_code?: string; detail?: string }[];
   clients: Record<
     string,
@@ -285,7 +285,7 @@ Deno.test({
     });
     assertEquals(first.result.clients.claude!.health, "connected");
     assertEquals(first.result.clients.cursor!.config_path_kind, "symlink");
-    assertEquals(first.result.server, { command: Deno.execPath(), args: ["run", "-A", MAIN] });
+    assertEquals(first.result.server, { command: Deno.execPath(), args: ["run", "-A", MAIN], development: true });
     assertEquals(first.result.steps.map((s) => `${s.step}:${s.status}`), [
       "preflight:ok",
       "dependencies:ok",
@@ -391,8 +391,19 @@ Deno.test({
     await Deno.writeTextFile(`${home}/.cursor/mcp.json`, readonly);
     await Deno.chmod(`${home}/.cursor/mcp.json`, 0o444);
 
+    // A dry run predicts the failure (exit 1, nothing written) …
+    const dry = await setup(h, "--dry-run");
+    assertEquals([dry.code, dry.result.status, dry.result.reason_code], [1, "failed", "client_failed"], dry.stderr);
+    assertEquals(statuses(dry.result), {
+      claude: "failed",
+      codex: "would_register",
+      cursor: "failed",
+      grok: "not_found",
+    });
+    assertEquals(await Deno.readTextFile(`${home}/.codex/config.toml`).catch(() => ""), "");
+    // … and the real run fails the same way, with Codex registered all the same.
     const r = await setup(h);
-    assertEquals(r.code, 0, r.stderr);
+    assertEquals([r.code, r.result.status, r.result.reason_code], [1, "failed", "client_failed"], r.stderr);
     assertEquals(statuses(r.result), { claude: "failed", codex: "registered", cursor: "failed", grok: "not_found" });
     assertEquals(r.result.clients.claude!.reason_code, "config_invalid");
     assertEquals(r.result.clients.cursor!.reason_code, "config_readonly");
@@ -441,15 +452,24 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     await using h = await makeHome();
+    // A user's shell history: the smoke test's shell must not append to it.
+    await Deno.writeTextFile(`${h.home}/.bash_history`, "ls\n");
+    await Deno.writeTextFile(`${h.home}/.bashrc`, "HISTSIZE=1000\nshopt -s histappend\n");
     const files = [
       `${h.home}/.claude.json`,
       `${h.home}/.claude.json.aiterm-backup`,
       `${h.home}/.codex/config.toml`,
       `${h.home}/.claude/settings.json`,
+      `${h.home}/.bash_history`,
+      `${h.home}/.zsh_history`,
     ];
     const before = await snapshot(files);
     const r = await setup(h, "--dry-run");
     assertEquals(r.code, 0, r.stderr);
+    assertEquals(r.result.steps.find((s) => s.step === "smoke_test")?.status, "ok");
+    // From a source checkout the registered command is named a development command.
+    assertEquals(r.result.server?.development, true);
+    assertMatch(r.result.steps.find((s) => s.step === "server_command")?.detail ?? "", /^development command/);
     assertEquals(statuses(r.result), {
       claude: "would_register",
       codex: "would_register",
