@@ -14,30 +14,65 @@ import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
 import { runRemoteWait } from "./lib/remote/mod.ts";
 import { HOOK_NAMES, RECEIVE_USAGE, runCursorReceive, runHook } from "./lib/agent/delivery/mod.ts";
 
-const USAGE = "usage: aiterm-mcp [serve|wait|setup|errors|hook|cursor-parent-receive|version] [--help]";
+/** One subcommand: its line in `aiterm-mcp --help` and its own `--help` text. */
+export interface Subcommand {
+  summary: string;
+  help: string;
+}
 
-const HELP: Record<string, string> = {
-  serve: `aiterm-mcp serve
+/** Every subcommand (exported for the test that checks --help and the README against it). */
+export const SUBCOMMANDS: Record<string, Subcommand> = {
+  serve: {
+    summary: "run the MCP server on stdio (the default)",
+    help: `aiterm-mcp serve
   Run the MCP server on stdio (the default when no subcommand is given).
   Environment: AITERM_STATE_DIR (state root; default $XDG_STATE_HOME/aiterm-mcp or ~/.local/state/aiterm-mcp),
   AITERM_LOG=debug|info|warn|error (stderr log level), AITERM_TMUX_BIN (tmux binary).`,
-  wait: `aiterm-mcp wait --session S --cursor N [--timeout 600]
+  },
+  wait: {
+    summary: "block until a child agent's turn ends and print its outcome (also shipped as aiterm-wait)",
+    help: `aiterm-mcp wait --session S --cursor N [--timeout 600]
   Block until an agent turn ends and print a JSON outcome (exit 0 done, 3 timeout, 4 closed, 5 blocked: stuck on a dialog or stopped, 7 error; 2 bad arguments).
   The same program ships as aiterm-wait.`,
-  setup: SETUP_HELP,
-  errors: ERRORS_HELP,
-  "remote-wait": `aiterm-mcp remote-wait -- ssh … <remote aiterm-mcp wait …>
+  },
+  setup: { summary: "register aiterm in every AI client found (Claude Code, Codex, Cursor, Grok)", help: SETUP_HELP },
+  errors: { summary: "show or clear the runtime-error aggregate", help: ERRORS_HELP },
+  "remote-wait": {
+    summary: "run a remote agent's waiter over ssh, restarting it when ssh fails",
+    help: `aiterm-mcp remote-wait -- ssh … <remote aiterm-mcp wait …>
   Runs a remote agent's waiter and starts it again when ssh itself fails (exit 255); the remote waiter's
   exit code (0 done, 3 timeout, 4 closed, 5 blocked, 7 error) is passed through. Used by remote wait_process receipts.`,
-  hook: `aiterm-mcp hook <${HOOK_NAMES.join("|")}>
+  },
+  hook: {
+    summary: "entry point of the hooks setup installs into Claude Code, Codex and Cursor",
+    help: `aiterm-mcp hook <${HOOK_NAMES.join("|")}>
   Entry point of the hooks \`aiterm-mcp setup\` installs into Claude Code and Cursor (reads the hook's JSON on stdin).
   claude-post-tool-use waits for the child's answer and hands it to Claude (stderr, exit 2: Claude's wake signal).`,
-  "cursor-parent-receive": `${RECEIVE_USAGE}
+  },
+  "cursor-parent-receive": {
+    summary: "wait for a child's answer to a Cursor parent and print it",
+    help: `${RECEIVE_USAGE}
   Waits for a child's answer to a Cursor parent, prints it and exits 0 (6: the hook already delivered it;
   3: not claimed in time, the delivery is failed and the body kept; 7: the delivery failed; 4: unknown id).`,
-  version: `aiterm-mcp version
-  Print the version.`,
+  },
+  version: { summary: "print the version (also --version)", help: "aiterm-mcp version\n  Print the version." },
 };
+
+/** `aiterm-mcp --help`: every subcommand with one line. */
+function topHelp(): string {
+  const width = Math.max(...Object.keys(SUBCOMMANDS).map((k) => k.length));
+  const lines = Object.entries(SUBCOMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `aiterm-mcp ${VERSION}: an MCP server that drives persistent terminals and coding agents through tmux
+
+usage: aiterm-mcp [subcommand] [options]
+
+subcommands:
+${lines.join("\n")}
+
+aiterm-mcp <subcommand> --help shows one subcommand's options; --version prints the version.`;
+}
+
+const USAGE = `usage: aiterm-mcp [${Object.keys(SUBCOMMANDS).join("|")}] [--help] [--version]`;
 
 function fail(message: string): never {
   console.error(`aiterm-mcp: ${message}`);
@@ -68,9 +103,17 @@ async function serve(): Promise<void> {
 async function main(args: string[]): Promise<void> {
   if (invokedAsSetup()) Deno.exit(await runSetup(args));
   const first = args[0];
+  if (first === "--help" || first === "-h" || first === "help") {
+    console.log(topHelp());
+    return;
+  }
+  if (first === "--version" || first === "-V") {
+    console.log(VERSION);
+    return;
+  }
   const sub = first === undefined || first.startsWith("-") ? "serve" : first;
   const rest = first === undefined || first.startsWith("-") ? args : args.slice(1);
-  if (!(sub in HELP)) fail(`unknown subcommand "${sub}"`);
+  if (!(sub in SUBCOMMANDS)) fail(`unknown subcommand "${sub}"`);
   if (sub === "wait") Deno.exit(await runWait(rest, Deno.env.toObject()));
   if (sub === "setup") Deno.exit(await runSetup(rest));
   if (sub === "errors") Deno.exit(await runErrorsCommand(rest, Deno.env.toObject()));
@@ -90,19 +133,11 @@ async function main(args: string[]): Promise<void> {
     fail((err as Error).message);
   }
   if (parsed.values.help) {
-    console.log(HELP[sub]);
+    console.log(SUBCOMMANDS[sub]!.help);
     return;
   }
-  switch (sub) {
-    case "serve":
-      return await serve();
-    case "version":
-      console.log(VERSION);
-      return;
-    default:
-      console.error(`aiterm-mcp ${sub}: UNSUPPORTED: this subcommand is not built yet in ${VERSION}`);
-      Deno.exit(2);
-  }
+  if (sub === "serve") return await serve();
+  console.log(VERSION);
 }
 
 if (import.meta.main) await main(Deno.args);
