@@ -31,9 +31,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   wait: {
     summary: "block until a child agent's turn ends and print its outcome (also shipped as aiterm-wait)",
-    help: `aiterm-mcp wait --session S --cursor N [--timeout 600]
-  Block until an agent turn ends and print a JSON outcome (exit 0 done, 3 timeout, 4 closed, 5 blocked: stuck on a dialog or stopped, 7 error; 2 bad arguments).
-  The same program ships as aiterm-wait.`,
+    help: `aiterm-mcp wait --session S --cursor N [--generation G] [--timeout 600]
+  Block until an agent turn ends and print a JSON outcome; --timeout 0 reports now (done, blocked or running).
+  Exit: 0 done, 2 bad arguments, 3 timeout, 4 closed, 5 blocked (stuck on a dialog or stopped), 6 not found (no such
+  session, or not an agent session), 7 error, 8 running (--timeout 0 only). The same program ships as aiterm-wait.`,
   },
   setup: { summary: "register aiterm in every AI client found (Claude Code, Codex, Cursor, Grok)", help: SETUP_HELP },
   errors: { summary: "show or clear the runtime-error aggregate", help: ERRORS_HELP },

@@ -23,6 +23,12 @@ export function parseJsonl(text: string): JsonRecord[] {
   return out;
 }
 
+/** Parses a whole JSONL text with an incremental parser (how each harness's `parseTurns` is built). */
+export function parseAllWith<T>(parser: { push(r: JsonRecord): void; turns(): T }, text: string): T {
+  for (const r of parseJsonl(text)) parser.push(r);
+  return parser.turns();
+}
+
 /** True for a plain JSON object. */
 export function isRecord(v: unknown): v is JsonRecord {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,6 +1,6 @@
 /** Claude Code (`claude`). Facts, with where each was verified: docs/harnesses/claude-code.md. */
 import { join } from "node:path";
-import { isRecord, jsonlFilesSince, newestFirst, parseJsonl, realPathOr, rec, str } from "./_jsonl.ts";
+import { isRecord, jsonlFilesSince, newestFirst, parseAllWith, realPathOr, rec, str } from "./_jsonl.ts";
 import type { JsonRecord } from "./_jsonl.ts";
 import {
   findUp,
@@ -32,6 +32,7 @@ import type {
   ScreenState,
   TranscriptContext,
   TranscriptTurn,
+  TurnParser,
 } from "./types.ts";
 
 export const claudeBinary: BinarySpec = {
@@ -43,24 +44,18 @@ export const claudeBinary: BinarySpec = {
 /** `--effort` values accepted by Claude Code 2.1.197 (`claude --help`). */
 export const CLAUDE_EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
 
-/** Model aliases built into Claude Code 2.1.197; full model ids are accepted too. */
-export const CLAUDE_MODEL_ALIASES = [
-  "sonnet",
-  "opus",
-  "haiku",
-  "fable",
-  "best",
-  "sonnet[1m]",
-  "opus[1m]",
-  "fable[1m]",
-  "opusplan",
-] as const;
-
-/** Builds the interactive launch: pinned session id, model, effort, and plan mode for read-only. */
+/**
+ * Builds the interactive launch: pinned session id, model, effort, plan mode for read-only, the
+ * sub-agent notice appended to the system prompt (`--append-system-prompt`), and fast mode for this
+ * session only (`--settings '{"fastMode":…}'`: the `/fast` command would also save it as the user's
+ * default for every later session; checked on 2.1.328, docs/harnesses/claude-code.md).
+ */
 export function buildClaudeLaunch(o: LaunchOptions): LaunchSpec {
   const argv = [o.bin, "--session-id", o.sessionUuid];
   if (o.model) argv.push("--model", o.model);
   if (o.reasoningEffort) argv.push("--effort", o.reasoningEffort);
+  if (o.notice) argv.push("--append-system-prompt", o.notice);
+  if (o.fast !== null) argv.push("--settings", JSON.stringify({ fastMode: o.fast }));
   let writeScopeEnforcement: LaunchSpec["writeScopeEnforcement"] = null;
   if (o.writeScope === "read-only") {
     argv.push("--permission-mode", "plan");
@@ -68,9 +63,29 @@ export function buildClaudeLaunch(o: LaunchOptions): LaunchSpec {
   } else if (o.writeScope !== null) {
     writeScopeEnforcement = "declaration_only_unsupported";
   }
-  // No image flag exists for the TUI (images are referenced by path in the prompt) and fast mode is
-  // the `/fast` slash command, so neither changes argv or env.
-  return { argv, env: {}, writeScopeEnforcement, pinnedSessionId: o.sessionUuid };
+  // No image flag exists for the TUI: images are referenced by path in the prompt.
+  return {
+    argv,
+    env: {},
+    writeScopeEnforcement,
+    pinnedSessionId: o.sessionUuid,
+    noticeChannel: o.notice ? "append_system_prompt" : null,
+    fastBy: o.fast === true ? "launch_option" : null,
+  };
+}
+
+/** The fast-mode mark (`↯`) Claude Code draws at the right end of the composer's upper rule. */
+const FAST_MARK = /\s↯(?:\s+\/fast)?\s+─+\s*$/;
+
+/**
+ * Whether the ready screen shows fast mode: the live composer's upper rule carries `↯` (2.1.328 draws
+ * it while fast mode is on, with a `/fast` hint at first), or not. Null without a live composer.
+ */
+export function claudeFastShown(screen: string): boolean | null {
+  const lines = screenLines(screen);
+  const top = composerTop(lines);
+  if (top < 0) return null;
+  return FAST_MARK.test(lineAt(lines, top));
 }
 
 /** The project directory name Claude Code derives from a (real) cwd, including the long-path hash. */
@@ -106,10 +121,16 @@ const DIALOG_FOOTER = /Enter to confirm · Esc to \w+|Enter to select/;
 /** Footers of the idle composer (any mode). */
 const READY_FOOTER = /\? for shortcuts|Press Ctrl-C again to exit|\(shift\+tab to cycle\)|· ← for agents|· \/effort$/;
 
+/**
+ * The composer's upper border: a rule, possibly with a mark at its right end (2.1.328 draws
+ * `──── ↯ ─`, first `──── ↯ /fast ─`, while fast mode is on).
+ */
+const COMPOSER_TOP = /^\s*─{10,}(?: [^\s─][^─]* ─{1,4})?\s*$/;
+
 /** When the rule at `i` is the composer's lower border (`❯` right under the rule above): the upper rule's index, else -1. */
 function closesComposer(lines: string[], i: number): number {
   if (!isRule(lineAt(lines, i))) return -1;
-  const upper = findUp(lines, i - 1, i - 40, /^\s*─{10,}\s*$/);
+  const upper = findUp(lines, i - 1, i - 40, COMPOSER_TOP);
   return upper >= 0 && /^❯/.test(lineAt(lines, upper + 1)) ? upper : -1;
 }
 
@@ -262,6 +283,11 @@ interface OpenTurn {
  * a steer never adds a turn of its own and the turn ends once, after the steer is answered.
  */
 export function parseClaudeTurns(text: string): TranscriptTurn[] {
+  return parseAllWith(claudeTurnParser(), text);
+}
+
+/** The incremental form of {@link parseClaudeTurns}: the same fold, one record at a time. */
+export function claudeTurnParser(): TurnParser {
   const turns: TranscriptTurn[] = [];
   let cur: OpenTurn | null = null;
   /** Queued prompts not yet taken (enqueue minus remove/dequeue). */
@@ -280,7 +306,7 @@ export function parseClaudeTurns(text: string): TranscriptTurn[] {
       o.turn.answer = o.texts.join("\n\n");
     }
   };
-  for (const r of parseJsonl(text)) {
+  const push = (r: JsonRecord): void => {
     if (r.type === "queue-operation") {
       if (r.operation === "enqueue") queued++;
       else if (r.operation === "remove") queued = Math.max(0, queued - 1);
@@ -288,17 +314,17 @@ export function parseClaudeTurns(text: string): TranscriptTurn[] {
         queued--;
         if (cur && !cur.ended) dequeued++;
       }
-      continue;
+      return;
     }
     if (r.type === "user") {
       if (isHumanPrompt(r)) {
         const id = str(r, "promptId") ?? str(r, "uuid") ?? `prompt-${turns.length}`;
-        if (cur && cur.turn.turnId === id) continue;
+        if (cur && cur.turn.turnId === id) return;
         if (cur && !cur.ended && dequeued > 0) {
           // The queued prompt of a steer: it continues the running turn.
           dequeued = 0;
           cur.apiError = null;
-          continue;
+          return;
         }
         queued = 0;
         dequeued = 0;
@@ -318,9 +344,9 @@ export function parseClaudeTurns(text: string): TranscriptTurn[] {
         queued = 0;
         dequeued = 0;
       }
-      continue;
+      return;
     }
-    if (!cur || cur.ended) continue;
+    if (!cur || cur.ended) return;
     if (r.type === "assistant") {
       const msg = rec(r, "message");
       const said = contentText(msg?.content);
@@ -333,24 +359,106 @@ export function parseClaudeTurns(text: string): TranscriptTurn[] {
     } else if (r.type === "system" && r.subtype === "turn_duration") {
       finish(cur);
     }
-  }
-  return turns;
+  };
+  return { push, turns: () => turns };
 }
 
-/** The alias catalog: Claude Code has no command that lists models, so this is offline and fixed. */
-export function claudeAliasCatalog(): ModelCatalog {
-  return {
-    source: "claude-code-aliases",
-    defaultModel: null,
-    models: CLAUDE_MODEL_ALIASES.map((id) => ({
-      id,
-      displayName: null,
-      efforts: [...CLAUDE_EFFORTS],
-      defaultEffort: null,
-      hidden: false,
-      fast: id.startsWith("opus"),
-    })),
-  };
+// ── Live model catalog: the CLI's own `initialize` answer (stream-json control protocol) ──
+
+/** The `initialize` control request Claude Code answers in `--input-format stream-json` mode. */
+const INITIALIZE_ID = "aiterm-models";
+
+/**
+ * Reads the catalog out of Claude Code's stream-json output: the `control_response` to the
+ * `initialize` request carries `models` (`value`, `resolvedModel`, `displayName`,
+ * `supportedEffortLevels`, `supportsFastMode`), the list its `/model` picker offers for this account.
+ * `default` (the account's default model) is listed first and is the default.
+ * @throws {Error} when no such answer is in `stdout`
+ */
+export function parseClaudeInitialize(stdout: string): ModelCatalog {
+  for (const line of stdout.split("\n")) {
+    if (!line.includes('"control_response"')) continue;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const outer = isRecord(msg) ? rec(msg, "response") : null;
+    if (!outer || str(outer, "request_id") !== INITIALIZE_ID) continue;
+    if (str(outer, "subtype") !== "success") throw new Error(`initialize failed: ${str(outer, "error") ?? "error"}`);
+    const raw = rec(outer, "response")?.models;
+    if (!Array.isArray(raw)) throw new Error("the initialize answer has no models list");
+    const models = raw.filter(isRecord).flatMap((m) => {
+      const id = str(m, "value");
+      if (!id) return [];
+      const levels = Array.isArray(m.supportedEffortLevels) ? m.supportedEffortLevels : [];
+      return [{
+        id,
+        displayName: str(m, "displayName"),
+        efforts: levels.filter((e): e is string => typeof e === "string"),
+        defaultEffort: null,
+        hidden: false,
+        fast: m.supportsFastMode === true,
+        resolvedModel: str(m, "resolvedModel"),
+      }];
+    });
+    return {
+      source: "claude-code-initialize",
+      defaultModel: models.find((m) => m.id === "default")?.id ?? null,
+      models,
+    };
+  }
+  throw new Error("no answer to the initialize request");
+}
+
+/**
+ * Runs `claude -p` in stream-json mode and asks it `initialize` (no prompt, no model request; about
+ * 0.6 s on 2.1.328). Hooks and MCP servers are off for this run and nothing is saved as a session.
+ */
+export async function readClaudeModelCatalog(bin: string, env: Record<string, string>): Promise<ModelCatalog> {
+  const child = new Deno.Command(bin, {
+    args: [
+      "-p",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--no-session-persistence",
+      "--strict-mcp-config",
+      "--settings",
+      JSON.stringify({ disableAllHooks: true }),
+    ],
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    // Offline (no network at all) 2.1.328 answers only after its own connection attempts time out (~19 s).
+    signal: AbortSignal.timeout(30_000),
+  }).spawn();
+  const request = { type: "control_request", request_id: INITIALIZE_ID, request: { subtype: "initialize" } };
+  const stderr = new Response(child.stderr).text().catch(() => "");
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify(request) + "\n")).catch(() => {});
+  let out = "";
+  let answered = false;
+  // Read to the end: once the answer is in, closing stdin ends the CLI (its pipes are drained meanwhile).
+  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+    out += chunk;
+    if (!answered && out.includes(`"${INITIALIZE_ID}"`) && out.endsWith("\n")) {
+      answered = true;
+      await writer.close().catch(() => {});
+    }
+  }
+  if (!answered) await writer.close().catch(() => {});
+  const status = await child.status;
+  try {
+    return parseClaudeInitialize(out);
+  } catch (err) {
+    const why = (await stderr).trim().split("\n").slice(-3).join(" / ");
+    throw new Error(`claude initialize (exit ${status.code}): ${(err as Error).message}${why ? `: ${why}` : ""}`);
+  }
 }
 
 // ── Approval dialogs (agent_approval) ──
@@ -520,9 +628,10 @@ export const claude: HarnessAdapter = {
   answerStartupDialog: answerClaudeStartupDialog,
   submitSteps: [{ pauseMs: 400 }, { key: "Enter" }],
   composerHolds: claudeComposerHolds,
-  modelCatalog: () => Promise.resolve(claudeAliasCatalog()),
+  modelCatalog: readClaudeModelCatalog,
+  fastShown: claudeFastShown,
   parseApproval: parseClaudeApproval,
   composerText: claudeComposerText,
   configure: CLAUDE_CONFIGURE,
-  transcript: { locate: locateClaudeTranscripts, parseTurns: parseClaudeTurns },
+  transcript: { locate: locateClaudeTranscripts, parseTurns: parseClaudeTurns, parser: claudeTurnParser },
 };

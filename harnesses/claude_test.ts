@@ -1,16 +1,17 @@
 import { join } from "node:path";
-import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../tests/helpers/assert.ts";
 import {
   answerClaudeStartupDialog,
   buildClaudeLaunch,
   classifyClaudeScreen,
   claude,
-  claudeAliasCatalog,
   claudeComposerHolds,
   claudeComposerText,
+  claudeFastShown,
   claudeProjectSlug,
   locateClaudeTranscripts,
   parseClaudeApproval,
+  parseClaudeInitialize,
   parseClaudeTurns,
 } from "./claude.ts";
 import type { ConfigureGoal, LaunchOptions, ScreenState } from "./types.ts";
@@ -133,6 +134,9 @@ const REAL: Record<string, string> = {
   "real-2.1.328-17-effort-unknown": "ready", // "⎿  Unknown option: bogus. …"
   // `permissions.defaultMode: "default"`: the auto-mode offer at start-up is the user's choice, never input.
   "real-2.1.328-18-auto-mode-offer": "blocked:vendor_onboarding_required",
+  // `--settings '{"fastMode":true}'`: the composer's upper rule carries the ↯ mark (none for sonnet).
+  "real-2.1.328-40-fast-on-idle": "ready",
+  "real-2.1.328-41-sonnet-fast-refused-idle": "ready",
 };
 
 Deno.test("the real Claude Code 2.1.328 screens classify as expected", () => {
@@ -192,14 +196,17 @@ const base: LaunchOptions = {
   fast: null,
   images: [],
   sessionUuid: "11111111-2222-4333-8444-555555555555",
+  notice: null,
 };
 
-Deno.test("buildClaudeLaunch() pins the session and maps model, effort and read-only", () => {
+Deno.test("buildClaudeLaunch() pins the session and maps model, effort, read-only, notice and fast", () => {
   assertEquals(buildClaudeLaunch(base), {
     argv: ["/usr/bin/claude", "--session-id", base.sessionUuid],
     env: {},
     writeScopeEnforcement: null,
     pinnedSessionId: base.sessionUuid,
+    noticeChannel: null,
+    fastBy: null,
   });
   const full = buildClaudeLaunch({
     ...base,
@@ -208,6 +215,7 @@ Deno.test("buildClaudeLaunch() pins the session and maps model, effort and read-
     writeScope: "read-only",
     fast: true,
     images: ["/tmp/a.png"],
+    notice: "[aiterm] You are a sub-agent",
   });
   assertEquals(full.argv, [
     "/usr/bin/claude",
@@ -217,9 +225,17 @@ Deno.test("buildClaudeLaunch() pins the session and maps model, effort and read-
     "opus",
     "--effort",
     "xhigh",
+    "--append-system-prompt",
+    "[aiterm] You are a sub-agent",
+    "--settings",
+    '{"fastMode":true}',
     "--permission-mode",
     "plan",
   ]);
+  assertEquals([full.noticeChannel, full.fastBy], ["append_system_prompt", "launch_option"]);
+  // fast:false pins normal speed for this session (a user default of fastMode:true is overridden).
+  const slow = buildClaudeLaunch({ ...base, fast: false });
+  assertEquals([slow.argv.slice(3), slow.fastBy], [["--settings", '{"fastMode":false}'], null]);
   assertEquals(full.writeScopeEnforcement, "enforced_read_only");
   assertEquals(
     buildClaudeLaunch({ ...base, writeScope: "only src/" }).writeScopeEnforcement,
@@ -384,12 +400,60 @@ Deno.test("parseClaudeTurns() ends a queued turn on interrupt and does not hold 
   );
 });
 
-Deno.test("claude alias catalog lists the built-in aliases with the fixed efforts", async () => {
-  const catalog = claudeAliasCatalog();
-  assertEquals(catalog.source, "claude-code-aliases");
-  assertEquals(catalog.models.map((m) => m.id).slice(0, 5), ["sonnet", "opus", "haiku", "fable", "best"]);
-  assert(catalog.models.every((m) => m.efforts.length === 5 && !m.hidden));
-  assertEquals(await claude.modelCatalog!("/bin/false", {}), catalog);
+Deno.test("parseClaudeInitialize() reads the real 2.1.328 initialize answer: ids, resolved ids, efforts, fast", () => {
+  const text = Deno.readTextFileSync(new URL("samples/real-2.1.328-initialize.jsonl", dir));
+  // Other stream-json lines around the answer are skipped.
+  const catalog = parseClaudeInitialize(`{"type":"system","subtype":"init"}\n${text}`);
+  assertEquals(catalog.source, "claude-code-initialize");
+  assertEquals(catalog.defaultModel, "default");
+  assertEquals(
+    catalog.models.map((m) => [m.id, m.resolvedModel, m.fast]),
+    [
+      ["default", "claude-opus-5-5", true],
+      ["opus", "claude-opus-5-5", true],
+      ["fable", "claude-fable-5-2", true],
+      ["sonnet", "claude-sonnet-5-5", false],
+      ["haiku", "claude-haiku-5-5", false],
+    ],
+  );
+  assert(catalog.models.every((m) => m.efforts.join() === "low,medium,high,xhigh,max" && !m.hidden));
+  assertEquals(catalog.models[1]!.displayName, "Opus");
+});
+
+Deno.test("parseClaudeInitialize() refuses output without the answer, another request's answer, or an error", () => {
+  const answer = (extra: Record<string, unknown>) =>
+    JSON.stringify({
+      type: "control_response",
+      response: { subtype: "success", request_id: "aiterm-models", response: { models: [] }, ...extra },
+    });
+  const refused = (stdout: string, part: string) => {
+    let err: unknown = null;
+    try {
+      parseClaudeInitialize(stdout);
+    } catch (e) {
+      err = e;
+    }
+    assertStringIncludes(String(err), part);
+  };
+  refused("", "no answer");
+  refused(answer({ request_id: "other" }), "no answer");
+  refused(answer({ subtype: "error", error: "nope" }), "nope");
+  refused(answer({ response: {} }), "no models");
+  assertEquals(parseClaudeInitialize(answer({})).models, []);
+});
+
+Deno.test("claudeFastShown() reads the ↯ mark on the composer's upper rule of the real 2.1.328 screens", () => {
+  assertEquals(claudeFastShown(screen("real-2.1.328-40-fast-on-idle")), true);
+  // sonnet has no fast mode: the same launch option leaves no mark.
+  assertEquals(claudeFastShown(screen("real-2.1.328-41-sonnet-fast-refused-idle")), false);
+  const bare = "─".repeat(60);
+  assertEquals(claudeFastShown(`${bare.slice(0, 50)} ↯ ─\n❯ \n${bare}\n  ? for shortcuts`), true);
+  // A ↯ in the conversation above the composer is not the mark.
+  assertEquals(claudeFastShown(`● ↯ Fast mode ON\n${bare}\n❯ \n${bare}\n  ? for shortcuts`), false);
+  assertEquals(claudeFastShown("Welcome to Claude Code"), null);
+  assertEquals(claude.fastShown, claudeFastShown);
+  // The marked rule is still the composer's border: its text is read as usual.
+  assertEquals(claudeComposerText(screen("real-2.1.328-40-fast-on-idle")), "");
 });
 
 // ── agent_approval: the permission dialog parser ──

@@ -1,6 +1,16 @@
 /** OpenAI Codex CLI (`codex`). Facts, with where each was verified: docs/harnesses/codex-cli.md. */
 import { join } from "node:path";
-import { isRecord, jsonlFilesSince, newestFirst, parseJsonl, readFirstLine, realPathOr, rec, str } from "./_jsonl.ts";
+import {
+  isRecord,
+  jsonlFilesSince,
+  newestFirst,
+  parseAllWith,
+  parseJsonl,
+  readFirstLine,
+  realPathOr,
+  rec,
+  str,
+} from "./_jsonl.ts";
 import type { DatedFile, JsonRecord } from "./_jsonl.ts";
 import {
   holdsPrefix,
@@ -30,6 +40,7 @@ import type {
   ScreenState,
   TranscriptContext,
   TranscriptTurn,
+  TurnParser,
 } from "./types.ts";
 
 export const codexBinary: BinarySpec = { envOverride: "CODEX_BIN", standardPaths: [], pathNames: ["codex"] };
@@ -37,12 +48,18 @@ export const codexBinary: BinarySpec = { envOverride: "CODEX_BIN", standardPaths
 /**
  * Builds the interactive launch: `-m`, `-c model_reasoning_effort="…"`, `-s read-only` for read-only, and
  * one `--image=<path>` per image (the `=` form, because `-i` takes several values and would swallow a
- * following positional argument). The TUI keeps its default alternate screen (see the facts document).
+ * following positional argument). The sub-agent notice is the session's developer instructions
+ * (`-c developer_instructions="…"`, a developer message of its own in every request), and fast mode is
+ * `-c service_tier="fast"` (`"default"` for fast:false) for this session only: `/fast` would also write
+ * `service_tier` into config.toml. The TUI keeps its default alternate screen (see the facts document).
  */
 export function buildCodexLaunch(o: LaunchOptions): LaunchSpec {
   const argv = [o.bin];
   if (o.model) argv.push("-m", o.model);
   if (o.reasoningEffort) argv.push("-c", `model_reasoning_effort="${o.reasoningEffort}"`);
+  // A JSON string literal is a TOML basic string (the same escapes), so any notice text survives -c.
+  if (o.notice) argv.push("-c", `developer_instructions=${JSON.stringify(o.notice)}`);
+  if (o.fast !== null) argv.push("-c", `service_tier="${o.fast ? "fast" : "default"}"`);
   let writeScopeEnforcement: LaunchSpec["writeScopeEnforcement"] = null;
   if (o.writeScope === "read-only") {
     argv.push("-s", "read-only");
@@ -51,8 +68,32 @@ export function buildCodexLaunch(o: LaunchOptions): LaunchSpec {
     writeScopeEnforcement = "declaration_only_unsupported";
   }
   for (const image of o.images) argv.push(`--image=${image}`);
-  // Fast mode is switched inside the TUI (`/fast on`); it adds nothing to argv or env.
-  return { argv, env: {}, writeScopeEnforcement, pinnedSessionId: null };
+  return {
+    argv,
+    env: {},
+    writeScopeEnforcement,
+    pinnedSessionId: null,
+    noticeChannel: o.notice ? "developer_instructions" : null,
+    fastBy: o.fast === true ? "launch_option" : null,
+  };
+}
+
+/**
+ * Whether the ready screen shows fast mode: the status line under the live composer reads
+ * `<Model> <effort> Fast · <cwd>` in fast mode and `<Model> <effort> · <cwd>` otherwise (0.169.0).
+ * Null without a live composer and its status line.
+ */
+export function codexFastShown(screen: string): boolean | null {
+  const lines = screenLines(screen);
+  const c = liveComposer(lines, lines.length - 1);
+  if (c < 0) return null;
+  for (let i = c + 1; i < lines.length; i++) {
+    const l = lineAt(lines, i);
+    const head = l.split(" · ")[0]!;
+    if (head === l || /^\s*(?:←|\?)/.test(l)) continue;
+    return /\sFast$/.test(head);
+  }
+  return null;
 }
 
 const blocked = (reason: BlockedReason, detail: string | null): ScreenState => ({ kind: "blocked", reason, detail });
@@ -229,8 +270,11 @@ export async function locateCodexRollouts(ctx: TranscriptContext, now = Date.now
       const f of await jsonlFilesSince(join(codexHome, "sessions", ...day.split("/")), ctx.since, /^rollout-.*\.jsonl$/)
     ) {
       const first = parseJsonl((await readFirstLine(f.path)) ?? "")[0];
-      const cwd = first?.type === "session_meta" ? str(rec(first, "payload"), "cwd") : null;
-      if (cwd !== null && cwds.has(cwd)) found.push(f);
+      const meta = first?.type === "session_meta" ? rec(first, "payload") : null;
+      const cwd = str(meta, "cwd");
+      // A session that began before this launch is another launch's, however recently it was written.
+      const began = Date.parse(str(meta, "timestamp") ?? "");
+      if (cwd !== null && cwds.has(cwd) && !(began < ctx.since)) found.push(f);
     }
   }
   return newestFirst(found);
@@ -253,6 +297,11 @@ interface OpenTurn {
 
 /** Parses a Codex rollout into turns (`task_started` → `task_complete` / `turn_aborted`), both layouts. */
 export function parseCodexTurns(text: string): TranscriptTurn[] {
+  return parseAllWith(codexTurnParser(), text);
+}
+
+/** The incremental form of {@link parseCodexTurns}: the same fold, one record at a time. */
+export function codexTurnParser(): TurnParser {
   const turns: TranscriptTurn[] = [];
   const byId = new Map<string, OpenTurn>();
   let cur: OpenTurn | null = null;
@@ -274,18 +323,18 @@ export function parseCodexTurns(text: string): TranscriptTurn[] {
     const id = str(p, "turn_id");
     return (id !== null ? byId.get(id) : undefined) ?? (cur && !cur.ended ? cur : null);
   };
-  for (const r of parseJsonl(text)) {
+  const push = (r: JsonRecord): void => {
     const p = rec(r, "payload");
-    if (!p) continue;
+    if (!p) return;
     if (r.type === "response_item") {
       const kinds = rec(p, "internal_chat_message_metadata_passthrough")?.content_item_kinds;
       const userText = Array.isArray(kinds) && kinds.length === 1 && kinds[0] === "user.text";
       if (cur && !cur.ended && cur.turn.prompt === null && p.role === "user" && userText) {
         cur.turn.prompt = itemsText(p.content);
       }
-      continue;
+      return;
     }
-    if (r.type !== "event_msg") continue;
+    if (r.type !== "event_msg") return;
     const t = target(p);
     switch (p.type) {
       case "task_started": {
@@ -330,8 +379,8 @@ export function parseCodexTurns(text: string): TranscriptTurn[] {
         t.turn.status = "interrupted";
         break;
     }
-  }
-  return turns;
+  };
+  return { push, turns: () => turns };
 }
 
 /** Parses `codex debug models` JSON (stdout; leading non-JSON noise is skipped) into a catalog. */
@@ -586,8 +635,9 @@ export const codex: HarnessAdapter = {
   submitSteps: [{ pauseMs: 700 }, { key: "Enter" }],
   composerHolds: codexComposerHolds,
   modelCatalog: readCodexModelCatalog,
+  fastShown: codexFastShown,
   parseApproval: parseCodexApproval,
   composerText: codexComposerText,
   configure: CODEX_CONFIGURE,
-  transcript: { locate: (ctx) => locateCodexRollouts(ctx), parseTurns: parseCodexTurns },
+  transcript: { locate: (ctx) => locateCodexRollouts(ctx), parseTurns: parseCodexTurns, parser: codexTurnParser },
 };

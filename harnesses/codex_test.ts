@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import {
   answerCodexStartupDialog,
@@ -7,6 +8,7 @@ import {
   codex,
   codexComposerHolds,
   codexComposerText,
+  codexFastShown,
   locateCodexRollouts,
   parseCodexApproval,
   parseCodexModelCatalog,
@@ -111,7 +113,20 @@ const REAL: Record<string, string> = {
   "real-0.169.0-14-model-changed-session": "ready", // "• Model changed to gpt-6-luna max for this session only"
   "real-0.169.0-15-model-picker-scrolled-current": "blocked:unknown_dialog", // End pressed: "↑", "(current)"
   "real-0.169.0-16-model-picker-closed": "ready",
+  // `-c service_tier="fast"` (and without it): the status line says `… default Fast · <cwd>` (`… default · <cwd>`).
+  "real-0.169.0-40-fast-on-idle": "ready",
+  "real-0.169.0-41-normal-idle": "ready",
 };
+
+Deno.test("codexFastShown() reads `Fast` in the status line of the real 0.169.0 screens", () => {
+  assertEquals(codexFastShown(screen("real-0.169.0-40-fast-on-idle")), true);
+  assertEquals(codexFastShown(screen("real-0.169.0-41-normal-idle")), false);
+  assertEquals(codexFastShown(screen("real-0.169.0-02-idle")), false);
+  // A cwd containing " Fast · " does not count: only the part before the first " · " does.
+  assertEquals(codexFastShown("› Ask Codex to do anything\n\n  gpt-5.5 high · /w/Fast · x\n  ← for agents"), false);
+  assertEquals(codexFastShown(screen("real-0.169.0-01-trust-dialog")), null);
+  assertEquals(codex.fastShown, codexFastShown);
+});
 
 Deno.test("the real Codex CLI 0.169.0 screens classify and the trust dialog is answered by its label", () => {
   const names = [...Deno.readDirSync(new URL("screens/", dir))].map((e) => e.name.replace(/\.txt$/, ""))
@@ -152,15 +167,19 @@ const base: LaunchOptions = {
   fast: null,
   images: [],
   sessionUuid: "11111111-2222-4333-8444-555555555555",
+  notice: null,
 };
 
-Deno.test("buildCodexLaunch() maps model, effort, read-only sandbox and images", () => {
+Deno.test("buildCodexLaunch() maps model, effort, notice, fast, read-only sandbox and images", () => {
   assertEquals(buildCodexLaunch(base), {
     argv: ["/usr/bin/codex"],
     env: {},
     writeScopeEnforcement: null,
     pinnedSessionId: null,
+    noticeChannel: null,
+    fastBy: null,
   });
+  const notice = '[aiterm] You are a sub-agent in "kid" \\ (a > b)\nsecond line';
   const full = buildCodexLaunch({
     ...base,
     model: "gpt-6.2-sol",
@@ -168,6 +187,7 @@ Deno.test("buildCodexLaunch() maps model, effort, read-only sandbox and images",
     writeScope: "read-only",
     fast: true,
     images: ["/tmp/a.png", "/tmp/b c.jpg"],
+    notice,
   });
   assertEquals(full.argv, [
     "/usr/bin/codex",
@@ -175,12 +195,21 @@ Deno.test("buildCodexLaunch() maps model, effort, read-only sandbox and images",
     "gpt-6.2-sol",
     "-c",
     'model_reasoning_effort="high"',
+    "-c",
+    `developer_instructions=${JSON.stringify(notice)}`,
+    "-c",
+    'service_tier="fast"',
     "-s",
     "read-only",
     "--image=/tmp/a.png",
     "--image=/tmp/b c.jpg",
   ]);
   assertEquals(full.writeScopeEnforcement, "enforced_read_only");
+  assertEquals([full.noticeChannel, full.fastBy], ["developer_instructions", "launch_option"]);
+  // The -c value is TOML: the JSON string literal parses back to the notice exactly.
+  assertEquals(parseToml(full.argv[6]!).developer_instructions, notice);
+  const slow = buildCodexLaunch({ ...base, fast: false });
+  assertEquals([slow.argv, slow.fastBy], [["/usr/bin/codex", "-c", 'service_tier="default"'], null]);
   assertEquals(
     buildCodexLaunch({ ...base, writeScope: "docs only" }).writeScopeEnforcement,
     "declaration_only_unsupported",
@@ -218,6 +247,14 @@ Deno.test("locateCodexRollouts() finds this cwd's rollouts written since launch,
     assertEquals(found, [join(today, "rollout-b.jsonl"), join(yesterday, "rollout-a.jsonl")]);
     const none = await locateCodexRollouts({ cwd, env: { HOME: tmp }, since, pinnedSessionId: null }, now);
     assertEquals(none, []);
+    // A session that began before the launch (another launch in this cwd, still writing) is never a candidate.
+    const began = (ms: number) =>
+      JSON.stringify({ type: "session_meta", payload: { id: "y", cwd, timestamp: new Date(ms).toISOString() } });
+    await write(join(today, "rollout-earlier-launch.jsonl"), began(since - 30_000) + "\n", since + 9_000);
+    await write(join(today, "rollout-this-launch.jsonl"), began(since + 1_500) + "\n", since + 9_500);
+    const mine = await locateCodexRollouts({ cwd, env, since, pinnedSessionId: null }, now);
+    assertEquals(mine.slice(0, 1), [join(today, "rollout-this-launch.jsonl")]);
+    assert(!mine.includes(join(today, "rollout-earlier-launch.jsonl")), JSON.stringify(mine));
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }

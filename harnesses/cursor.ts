@@ -5,7 +5,7 @@
  * are Cursor models run by this harness, not a harness of their own.
  */
 import { join } from "node:path";
-import { isRecord, newestFirst, parseJsonl, realPathOr, rec, str } from "./_jsonl.ts";
+import { isRecord, newestFirst, parseAllWith, realPathOr, rec, str } from "./_jsonl.ts";
 import type { DatedFile, JsonRecord } from "./_jsonl.ts";
 import {
   holdsPrefix,
@@ -32,6 +32,7 @@ import type {
   ScreenState,
   TranscriptContext,
   TranscriptTurn,
+  TurnParser,
 } from "./types.ts";
 
 export const cursorBinary: BinarySpec = {
@@ -61,7 +62,15 @@ export function buildCursorLaunch(o: LaunchOptions): LaunchSpec {
   } else if (o.writeScope !== null) {
     writeScopeEnforcement = "declaration_only_unsupported";
   }
-  return { argv, env: {}, writeScopeEnforcement, pinnedSessionId: null };
+  // No system-prompt option is documented for the CLI: the sub-agent notice is typed before the first prompt.
+  return {
+    argv,
+    env: {},
+    writeScopeEnforcement,
+    pinnedSessionId: null,
+    noticeChannel: null,
+    fastBy: o.fast === true && model ? "model_variant" : null,
+  };
 }
 
 const blocked = (reason: BlockedReason, detail: string | null): ScreenState => ({ kind: "blocked", reason, detail });
@@ -227,11 +236,16 @@ function unwrapQuery(text: string): string {
  * `aborted` → interrupted.
  */
 export function parseCursorTurns(text: string): TranscriptTurn[] {
+  return parseAllWith(cursorTurnParser(), text);
+}
+
+/** The incremental form of {@link parseCursorTurns}: the same fold, one record at a time. */
+export function cursorTurnParser(): TurnParser {
   const turns: TranscriptTurn[] = [];
   let cur: { turn: TranscriptTurn; lastAssistant: string | null } | null = null;
-  for (const r of parseJsonl(text)) {
+  const push = (r: JsonRecord): void => {
     if (r.role === "user") {
-      if (cur) continue;
+      if (cur) return;
       const prompt = contentText(r);
       cur = {
         turn: {
@@ -248,7 +262,7 @@ export function parseCursorTurns(text: string): TranscriptTurn[] {
     } else if (r.role === "assistant") {
       if (cur) cur.lastAssistant = contentText(r) ?? cur.lastAssistant;
     } else if (r.type === "turn_ended") {
-      if (!cur) continue;
+      if (!cur) return;
       const status = str(r, "status");
       if (status === "error") {
         cur.turn.status = "error";
@@ -261,8 +275,8 @@ export function parseCursorTurns(text: string): TranscriptTurn[] {
       }
       cur = null;
     }
-  }
-  return turns;
+  };
+  return { push, turns: () => turns };
 }
 
 /**
@@ -428,5 +442,5 @@ export const cursor: HarnessAdapter = {
   modelCatalog: readCursorModelCatalog,
   composerText: cursorComposerText,
   configure: CURSOR_CONFIGURE,
-  transcript: { locate: (ctx) => locateCursorTranscripts(ctx), parseTurns: parseCursorTurns },
+  transcript: { locate: (ctx) => locateCursorTranscripts(ctx), parseTurns: parseCursorTurns, parser: cursorTurnParser },
 };

@@ -31,6 +31,7 @@ const base: LaunchOptions = {
   fast: null,
   images: [],
   sessionUuid: "u",
+  notice: null,
 };
 
 Deno.test("cursor: registered as cursor-cli; effort needs a model; submit ends with the CSI u Enter", () => {
@@ -55,6 +56,14 @@ Deno.test("cursor: buildLaunch puts effort in model brackets, fast as the -fast 
   assertEquals(buildCursorLaunch({ ...base, model: "composer-2.5-fast", fast: true }).argv.slice(2), [
     "composer-2.5-fast",
   ]);
+  // The fast variant is the seat's model: fast by its id. No system-prompt option: the notice is typed.
+  const fast = buildCursorLaunch({ ...base, model: "composer-2.5", fast: true, notice: "[aiterm] notice" });
+  assertEquals([fast.fastBy, fast.noticeChannel, fast.argv.includes("[aiterm] notice")], [
+    "model_variant",
+    null,
+    false,
+  ]);
+  assertEquals(buildCursorLaunch({ ...base, fast: true }).fastBy, null);
   const ro = buildCursorLaunch({ ...base, writeScope: "read-only" });
   assertEquals([ro.argv.slice(1), ro.writeScopeEnforcement, ro.pinnedSessionId], [
     ["--mode", "ask"],

@@ -1,6 +1,6 @@
 /** xAI Grok Build CLI (`grok`). Facts, with where each was verified: docs/harnesses/grok.md. */
 import { join } from "node:path";
-import { parseJsonl, realPathOr, rec, str } from "./_jsonl.ts";
+import { parseAllWith, realPathOr, rec, str } from "./_jsonl.ts";
 import type { JsonRecord } from "./_jsonl.ts";
 import { holdsPrefix, isExitTrailer, isLaunchLine, lineAt, prevNonEmpty, screenLines, squash } from "./_screen.ts";
 import type {
@@ -19,6 +19,7 @@ import type {
   ScreenState,
   TranscriptContext,
   TranscriptTurn,
+  TurnParser,
 } from "./types.ts";
 
 export const grokBinary: BinarySpec = {
@@ -39,6 +40,8 @@ export function buildGrokLaunch(o: LaunchOptions): LaunchSpec {
   const argv = [o.bin, "--trust", "-s", o.sessionUuid];
   if (o.model) argv.push("-m", o.model);
   if (o.reasoningEffort) argv.push("--reasoning-effort", o.reasoningEffort);
+  // `--rules`: "extra rules to append to the system prompt" (1.0.41); the sub-agent notice goes there.
+  if (o.notice) argv.push("--rules", o.notice);
   let writeScopeEnforcement: LaunchSpec["writeScopeEnforcement"] = null;
   if (o.writeScope === "read-only") {
     argv.push("--sandbox", "read-only");
@@ -46,7 +49,15 @@ export function buildGrokLaunch(o: LaunchOptions): LaunchSpec {
   } else if (o.writeScope !== null) {
     writeScopeEnforcement = "declaration_only_unsupported";
   }
-  return { argv, env: {}, writeScopeEnforcement, pinnedSessionId: o.sessionUuid };
+  // Grok Build has no fast mode (every model of its catalog says so; fast:true is refused before launch).
+  return {
+    argv,
+    env: {},
+    writeScopeEnforcement,
+    pinnedSessionId: o.sessionUuid,
+    noticeChannel: o.notice ? "rules" : null,
+    fastBy: null,
+  };
 }
 
 const blocked = (reason: BlockedReason, detail: string | null): ScreenState => ({ kind: "blocked", reason, detail });
@@ -339,76 +350,154 @@ function isSendNowCancel(update: JsonRecord, meta: JsonRecord | null): boolean {
  * seams, and the turn stays `running` until the continuation ends. So one completion boundary remains.
  */
 export function parseGrokTurns(text: string): TranscriptTurn[] {
-  const records = parseJsonl(text).map((r, i) => ({ r, i, seq: eventSeq(r) }));
-  records.sort((a, b) => (a.seq !== null && b.seq !== null ? a.seq - b.seq : a.i - b.i));
-  const raw: OpenTurn[] = [];
-  const byPrompt = new Map<string, OpenTurn>();
+  return parseAllWith(grokTurnParser(), text);
+}
+
+/** A record with its line ordinal and the event number it is folded by (see {@link grokTurnParser}). */
+interface KeyedRecord {
+  r: JsonRecord;
+  i: number;
+  key: number;
+}
+
+/** The fold's state: the raw prompts so far and the prompt ids bound to them. */
+interface GrokFold {
+  raw: OpenTurn[];
+  byPrompt: Map<string, OpenTurn>;
+}
+
+/** Records still folded on a copy at every `turns()`: late events land among them (seen ≤ 4 apart). */
+const REORDER_WINDOW = 64;
+
+/** Folds one record into `s` (in `_meta.eventId` order; see {@link parseGrokTurns}). */
+function foldGrokRecord(s: GrokFold, r: JsonRecord): void {
   const bind = (promptId: string | null): OpenTurn | null => {
     if (promptId === null) return null;
-    const known = byPrompt.get(promptId);
+    const known = s.byPrompt.get(promptId);
     if (known) return known;
-    const t = raw.find((o) => o.promptId === null && !o.ended);
+    const t = s.raw.find((o) => o.promptId === null && !o.ended);
     if (!t) return null;
     t.promptId = promptId;
-    byPrompt.set(promptId, t);
+    s.byPrompt.set(promptId, t);
     return t;
   };
-  for (const { r } of records) {
-    const params = rec(r, "params");
-    const u = rec(params, "update");
-    if (!u) continue;
-    const kind = str(u, "sessionUpdate");
-    const meta = rec(params, "_meta");
-    if (kind === "user_message_chunk") {
-      const index = rec(u, "_meta")?.promptIndex;
-      const prompt = str(rec(u, "content"), "text");
-      const last = raw[raw.length - 1];
-      const id = typeof index === "number" ? String(index) : `prompt-${raw.length}`;
-      if (last && last.turn.turnId === id) {
-        if (prompt !== null) last.turn.prompt = (last.turn.prompt ?? "") + prompt;
-        continue;
-      }
-      const turn: TranscriptTurn = {
-        turnId: id,
-        index: raw.length,
-        prompt,
-        status: "running",
-        answer: null,
-        error: null,
-      };
-      raw.push({ turn, promptId: null, text: "", ended: false, seam: false });
-      continue;
+  const params = rec(r, "params");
+  const u = rec(params, "update");
+  if (!u) return;
+  const kind = str(u, "sessionUpdate");
+  const meta = rec(params, "_meta");
+  if (kind === "user_message_chunk") {
+    const index = rec(u, "_meta")?.promptIndex;
+    const prompt = str(rec(u, "content"), "text");
+    const last = s.raw[s.raw.length - 1];
+    const id = typeof index === "number" ? String(index) : `prompt-${s.raw.length}`;
+    if (last && last.turn.turnId === id) {
+      if (prompt !== null) last.turn.prompt = (last.turn.prompt ?? "") + prompt;
+      return;
     }
-    if (kind === "agent_message_chunk") {
-      const t = bind(str(meta, "promptId"));
-      const chunk = str(rec(u, "content"), "text");
-      if (t && !t.ended && chunk !== null) t.text += chunk;
-      continue;
-    }
-    if (kind === "tool_call") {
-      const t = bind(str(meta, "promptId"));
-      if (t && !t.ended) t.text = "";
-      continue;
-    }
-    if (kind === "turn_completed") {
-      const t = bind(str(u, "prompt_id"));
-      if (!t || t.ended) continue;
-      t.ended = true;
-      const reason = str(u, "stop_reason") ?? "";
-      if (reason === "error") {
-        t.turn.status = "error";
-        t.turn.error = str(u, "agent_result") ?? "error";
-      } else if (isSendNowCancel(u, meta)) {
-        t.seam = true;
-      } else if (/cancel/i.test(reason)) {
-        t.turn.status = "interrupted";
-      } else {
-        t.turn.status = "done";
-        t.turn.answer = t.text;
-      }
+    const turn: TranscriptTurn = {
+      turnId: id,
+      index: s.raw.length,
+      prompt,
+      status: "running",
+      answer: null,
+      error: null,
+    };
+    s.raw.push({ turn, promptId: null, text: "", ended: false, seam: false });
+    return;
+  }
+  if (kind === "agent_message_chunk") {
+    const t = bind(str(meta, "promptId"));
+    const chunk = str(rec(u, "content"), "text");
+    if (t && !t.ended && chunk !== null) t.text += chunk;
+    return;
+  }
+  if (kind === "tool_call") {
+    const t = bind(str(meta, "promptId"));
+    if (t && !t.ended) t.text = "";
+    return;
+  }
+  if (kind === "turn_completed") {
+    const t = bind(str(u, "prompt_id"));
+    if (!t || t.ended) return;
+    t.ended = true;
+    const reason = str(u, "stop_reason") ?? "";
+    if (reason === "error") {
+      t.turn.status = "error";
+      t.turn.error = str(u, "agent_result") ?? "error";
+    } else if (isSendNowCancel(u, meta)) {
+      t.seam = true;
+    } else if (/cancel/i.test(reason)) {
+      t.turn.status = "interrupted";
+    } else {
+      t.turn.status = "done";
+      t.turn.answer = t.text;
     }
   }
-  return mergeSendNowSeams(raw);
+}
+
+/** A copy of a fold that can take more records without changing the original. */
+function copyFold(s: GrokFold): GrokFold {
+  const map = new Map<OpenTurn, OpenTurn>();
+  const raw = s.raw.map((o) => {
+    const c = { ...o, turn: { ...o.turn } };
+    map.set(o, c);
+    return c;
+  });
+  return { raw, byPrompt: new Map([...s.byPrompt].map(([k, o]) => [k, map.get(o)!])) };
+}
+
+/**
+ * The incremental form of {@link parseGrokTurns}. Records are folded in event order: by their
+ * `_meta.eventId` number (a record without one takes the number of the record before it), ties in
+ * file order. The newest {@link REORDER_WINDOW} records are kept sorted and folded on a copy at each
+ * `turns()`, so an event the CLI wrote late lands in its place; older ones are folded for good. An
+ * event later than the whole window (never seen) folds everything again. A whole-file parse is the
+ * same fold, so both always agree.
+ */
+export function grokTurnParser(): TurnParser {
+  const all: KeyedRecord[] = [];
+  let fold: GrokFold = { raw: [], byPrompt: new Map() };
+  let window: KeyedRecord[] = [];
+  let foldedKey = -Infinity;
+  let lastKey = -Infinity;
+  let snapshot: TranscriptTurn[] | null = [];
+  const commit = (k: KeyedRecord) => {
+    foldGrokRecord(fold, k.r);
+    foldedKey = Math.max(foldedKey, k.key);
+  };
+  const refoldAll = () => {
+    const sorted = [...all].sort((a, b) => a.key - b.key || a.i - b.i);
+    fold = { raw: [], byPrompt: new Map() };
+    foldedKey = -Infinity;
+    const cut = Math.max(0, sorted.length - REORDER_WINDOW);
+    for (const k of sorted.slice(0, cut)) commit(k);
+    window = sorted.slice(cut);
+  };
+  const push = (r: JsonRecord): void => {
+    const seq = eventSeq(r);
+    const key = seq ?? lastKey;
+    lastKey = key;
+    const k: KeyedRecord = { r, i: all.length, key };
+    all.push(k);
+    snapshot = null;
+    if (key < foldedKey) {
+      refoldAll();
+      return;
+    }
+    let at = window.length;
+    while (at > 0 && window[at - 1]!.key > key) at--;
+    window.splice(at, 0, k);
+    while (window.length > REORDER_WINDOW) commit(window.shift()!);
+  };
+  const turns = (): TranscriptTurn[] => {
+    if (snapshot) return snapshot;
+    const view = copyFold(fold);
+    for (const k of window) foldGrokRecord(view, k.r);
+    snapshot = mergeSendNowSeams(view.raw);
+    return snapshot;
+  };
+  return { push, turns };
 }
 
 /** Folds each prompt that follows a "send now" seam into the turn the seam cut (see {@link parseGrokTurns}). */
@@ -651,5 +740,5 @@ export const grok: HarnessAdapter = {
   modelCatalog: readGrokModelCatalog,
   composerText: grokComposerText,
   configure: GROK_CONFIGURE,
-  transcript: { locate: locateGrokTranscript, parseTurns: parseGrokTurns },
+  transcript: { locate: locateGrokTranscript, parseTurns: parseGrokTurns, parser: grokTurnParser },
 };

@@ -152,15 +152,22 @@ const opts: LaunchOptions = {
   fast: null,
   images: [],
   sessionUuid: "11111111-2222-4333-8444-555555555555",
+  notice: null,
 };
 
-Deno.test("buildGrokLaunch() passes --trust, pins -s, and maps model, effort and read-only", () => {
+Deno.test("buildGrokLaunch() passes --trust, pins -s, and maps model, effort, notice and read-only", () => {
   assertEquals(buildGrokLaunch(opts), {
     argv: ["/b/grok", "--trust", "-s", opts.sessionUuid],
     env: {},
     writeScopeEnforcement: null,
     pinnedSessionId: opts.sessionUuid,
+    noticeChannel: null,
+    fastBy: null,
   });
+  // The sub-agent notice is appended to the system prompt with --rules; fast mode does not exist.
+  const told = buildGrokLaunch({ ...opts, notice: "[aiterm] You are a sub-agent", fast: true });
+  assertEquals(told.argv.slice(4), ["--rules", "[aiterm] You are a sub-agent"]);
+  assertEquals([told.noticeChannel, told.fastBy], ["rules", null]);
   const full = buildGrokLaunch({ ...opts, model: "mock", reasoningEffort: "high", writeScope: "read-only" });
   assertEquals(full.argv, [
     "/b/grok",

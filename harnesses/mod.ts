@@ -29,6 +29,7 @@ export type {
   TranscriptContext,
   TranscriptRules,
   TranscriptTurn,
+  TurnParser,
 } from "./types.ts";
 
 const BINARIES: Record<HarnessId, BinarySpec> = {

@@ -59,6 +59,11 @@ export interface LaunchOptions {
   images: string[];
   /** A fresh UUID the harness may pin as its session id (Claude `--session-id`, Grok `-s`). */
   sessionUuid: string;
+  /**
+   * The sub-agent notice (who launched this agent, lineage, delegation), for a harness that has a
+   * system-prompt channel on its command line; null when there is none to give.
+   */
+  notice: string | null;
 }
 
 /** What {@link HarnessAdapter.buildLaunch} produces. */
@@ -70,6 +75,17 @@ export interface LaunchSpec {
   writeScopeEnforcement: "enforced_read_only" | "declaration_only_unsupported" | null;
   /** The session id the CLI will use, when the launch pins one. */
   pinnedSessionId: string | null;
+  /**
+   * The system-prompt channel that carries `notice` (`append_system_prompt`, `developer_instructions`,
+   * `rules`); null when the harness has none, and the notice is typed before the first prompt instead.
+   */
+  noticeChannel: string | null;
+  /**
+   * How `fast` is carried: a launch option whose effect the ready screen confirms (`launch_option`,
+   * see {@link HarnessAdapter.fastShown}), the model's fast variant id (`model_variant`); null when
+   * `fast` is not true or the harness has no fast mode.
+   */
+  fastBy: "launch_option" | "model_variant" | null;
 }
 
 /** One turn as recorded in the harness's own transcript. */
@@ -102,6 +118,20 @@ export interface TranscriptRules {
   locate(ctx: TranscriptContext): Promise<string[]>;
   /** Parses a whole transcript (JSONL text) into turns, in order. Pure; tolerant of a torn last line. */
   parseTurns(text: string): TranscriptTurn[];
+  /**
+   * A fresh incremental parser: the records of the transcript pushed in file order give, after any
+   * push, the turns `parseTurns` gives for the text so far. It keeps its state between pushes, so a
+   * reader that reads only new bytes (lib/agent/transcript_reader.ts) never parses a record twice.
+   */
+  parser(): TurnParser;
+}
+
+/** An incremental transcript parser (see {@link TranscriptRules.parser}). Pure. */
+export interface TurnParser {
+  /** Takes the next JSON object record of the transcript (one parsed JSONL line). */
+  push(record: Record<string, unknown>): void;
+  /** The turns so far. Later pushes may change these objects: copy them to keep a view. */
+  turns(): TranscriptTurn[];
 }
 
 /** Facts a transcript locator may use. */
@@ -121,6 +151,8 @@ export interface CatalogModel {
   hidden: boolean;
   /** The model has a fast tier. */
   fast: boolean;
+  /** The full model id an alias stands for (Claude `opus` → `claude-opus-5-5`), when the CLI says. */
+  resolvedModel?: string | null;
 }
 
 /** A harness's live model catalog. */
@@ -162,6 +194,11 @@ export interface HarnessAdapter {
   composerHolds(screen: string, text: string): boolean;
   /** Reads the live model catalog by running the CLI (no turn is sent). */
   modelCatalog?(bin: string, env: Record<string, string>): Promise<ModelCatalog>;
+  /**
+   * Whether a ready screen shows the seat in fast mode (true), at normal speed (false), or does not say
+   * (null). Present for harnesses whose fast mode is a launch option ({@link LaunchSpec.fastBy}). Pure.
+   */
+  fastShown?(screen: string): boolean | null;
   // ── Steering checks, the usage-limit card and the sandbox refusal (Grok, Cursor) ──
   /**
    * Where a steer's `text` is after its submit (adapters with `steerSteps`): still in the composer, waiting

@@ -10,7 +10,7 @@ export const ERROR_CODES = [
   "TMUX_NOT_FOUND", // no tmux binary; data.hint holds the install command
   "TMUX_TOO_OLD", // tmux older than the minimum; data.version, data.minimum
   "TMUX_COMMAND_FAILED", // a tmux invocation failed; data.subcommand, data.exit_code
-  "TMUX_TRANSPORT_LOST", // the tmux control client (AITERM_TMUX_TRANSPORT=control) ended before answering a command that changes state; it may have run; data.subcommand
+  "TMUX_TRANSPORT_LOST", // the tmux control client (the default transport) ended before answering a command that changes state; it may have run; data.subcommand
   "TMUX_SERVER_GONE", // aiterm's tmux server is not running (killed, crashed, reboot): the session's shell is gone, its log remains
   "STATE_ROOT_INVALID", // the state root is not a private directory we own
   "STATE_ROOT_UNSAFE", // a state directory others could write to (or a link, or another user's), or a tmux socket not ours; data.path; nothing ran, nothing was chmod-ed
@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   "FAST_MODE_MODEL_CONFLICT", // a fast model id together with fast:false
   "IMAGE_INVALID", // an image is not an absolute existing png/jpg/jpeg/gif/webp file
   "THROUGHLINE_UNAVAILABLE", // throughline_* given but the Throughline CLI is not installed
+  "LINEAGE_INVALID", // agent_launch: an inherited lineage variable (AITERM_DELEGATION_DEPTH) is malformed; data.variable; nothing started
+  "LAUNCH_OPERATION_CONFLICT", // agent_launch: launch_operation_id replayed with a different request; data.fields, data.session_id; nothing launched
   "AGENT_SESSION_REQUIRED", // an agent-only operation on a session that has no agent
   "AGENT_BLOCKED", // the agent shows a blocking dialog; nothing was typed; data.reason
   "AGENT_NOT_READY", // the agent's TUI does not accept input; nothing was typed
@@ -59,6 +61,7 @@ export const ERROR_CODES = [
   "CHILD_CLAIMED", // the child is working on another parent's request; nothing typed
   "DELIVERY_PREVIOUS_PENDING", // the previous request's answer is not recorded yet; nothing typed
   "CODEX_APP_SERVER_UNAVAILABLE", // the parent's codex app-server could not start, initialize or read; nothing was queued; data.stderr_tail
+  "CODEX_PARENT_ID_UNAVAILABLE", // a Codex parent's request carried no usable _meta.threadId: no automatic delivery; a receipt warning (use wait_process), not a failure
   "CODEX_PARENT_THREAD_NOT_FOUND", // the parent's Codex thread is unknown to its CODEX_HOME; nothing was queued; data.thread_id
   "CODEX_QUEUE_REFUSED", // thread/queue/add answered a JSON-RPC error; nothing was queued; data.rpc_code
   "CODEX_QUEUE_UNCONFIRMED", // thread/queue/add was written but no answer came (exit, disconnect, timeout); never resend

@@ -8,6 +8,8 @@ export interface MuxOutput {
   code: number;
   stdout: string;
   stderr: string;
+  /** Control transport: which command of the line failed (0-based), when one did. */
+  failedAt?: number;
 }
 
 /** Options for {@link execMux}. */

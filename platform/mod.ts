@@ -1,5 +1,5 @@
 /** The platform layer's way in: multiplexer selection, process facts, shell dialects, OS paths. */
-export type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
+export type { Multiplexer, MuxSession, NewSessionSpec, PasteIfReady, PasteOptions, PipeState } from "./multiplexer.ts";
 export {
   createTmux,
   newSessionArgs,
@@ -91,12 +91,12 @@ export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexe
     });
   }
   const bin = options.env?.AITERM_TMUX_BIN ?? Deno.env.get("AITERM_TMUX_BIN");
-  // AITERM_TMUX_TRANSPORT=control: one long-lived `tmux -C` client carries the commands (default: cli).
+  // One long-lived `tmux -C` client carries the commands (ADR 0022); AITERM_TMUX_TRANSPORT=cli spawns tmux per command.
   const transport = options.env?.AITERM_TMUX_TRANSPORT ?? Deno.env.get("AITERM_TMUX_TRANSPORT");
   return createTmux({
     socketPath: options.socketPath,
     scratchDir: options.scratchDir,
-    transport: transport === "control" ? "control" : "cli",
+    transport: transport === "cli" ? "cli" : "control",
     ...(options.serverRecordPath ? { serverRecordPath: options.serverRecordPath } : {}),
     ...(bin ? { bin } : {}),
     ...(options.env ? { env: options.env } : {}),

@@ -69,6 +69,9 @@ export interface PipeState {
 }
 
 /** The multiplexer backend. Every method targets a session by exact name. */
+/** What {@link Multiplexer.pasteIfReady} did. */
+export type PasteIfReady = "typed" | "not_ready" | "unavailable";
+
 export interface Multiplexer {
   readonly kind: "tmux" | "psmux";
   /** Checks the binary exists and is new enough; throws TMUX_NOT_FOUND / TMUX_TOO_OLD. */
@@ -103,6 +106,13 @@ export interface Multiplexer {
    * invocation; psmux pastes chunk by chunk. Scratch files never outlive the call.
    */
   pasteText(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<void>;
+  /**
+   * {@link pasteText} in the same round trip as the check a send makes first: the text is typed only when
+   * the session's pane is alive and its output pipe (the log writer) is attached, else nothing is typed
+   * (`not_ready`: ask {@link paneInfo} and decide again). `unavailable`: nothing was tried (this transport
+   * cannot do it in one round trip; use paneInfo and pasteText). Optional: backends without it never answer.
+   */
+  pasteIfReady?(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<PasteIfReady>;
   /** Sends named keys (multiplexer key names such as `C-c`, `Enter`). */
   sendKeys(name: string, keys: string[]): Promise<void>;
   /** The rendered screen, plus `scrollback` lines above it. */

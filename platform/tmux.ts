@@ -4,9 +4,15 @@
  * user's ~/.tmux.conf and default server are never involved.
  */
 import { AppError } from "../lib/errors.ts";
-import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
+import type { Multiplexer, MuxSession, NewSessionSpec, PasteIfReady, PasteOptions, PipeState } from "./multiplexer.ts";
 import { execMux, muxFailure, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
-import { CONTROL_CLIENTS_ARGS, controlClientsBySession, ControlTransport } from "./tmux_control.ts";
+import {
+  commandText,
+  CONTROL_CLIENTS_ARGS,
+  controlClientsBySession,
+  ControlTransport,
+  splitCliCommands,
+} from "./tmux_control.ts";
 import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
 import { launcherArgv, writeEnvFile } from "./pane_launch.ts";
 import { TmuxServerGuard } from "./tmux_server.ts";
@@ -32,7 +38,8 @@ export interface TmuxOptions {
   serverRecordPath?: string;
   /**
    * `control`: commands go through one long-lived `tmux -C` client (platform/tmux_control.ts), with the
-   * CLI as fallback; `cli` (default): one tmux process per command.
+   * CLI as fallback (tmux older than {@link TMUX_FEATURES.controlMode}: always the CLI); `cli` (the
+   * default here; selectMultiplexer picks `control`): one tmux process per command.
    */
   transport?: "cli" | "control";
   /** Control transport: how long a command may wait for its reply (default 10 s). */
@@ -61,6 +68,8 @@ function versionAtLeast(v: { major: number; minor: number }, min: string): boole
 export const TMUX_FEATURES = {
   /** The server option `exit-empty` (keep the server when its last session ends). */
   exitEmpty: "2.7",
+  /** The control transport: `attach-session -f no-output,ignore-size` and the client flag `-N`. */
+  controlMode: "3.2",
 } as const;
 
 /**
@@ -186,6 +195,10 @@ class Tmux implements Multiplexer {
   #checked: Promise<{ version: string }> | null = null;
   #server: TmuxServerGuard | null;
   #control: ControlTransport | null;
+  #controlOk: Promise<boolean> | null = null;
+  /** Set once this process has created a session (the server is up with `exit-empty off`). */
+  #sessionMade = false;
+  #firstSessions: Promise<void> = Promise.resolve();
 
   constructor(options: TmuxOptions) {
     this.#bin = options.bin ?? "tmux";
@@ -198,6 +211,7 @@ class Tmux implements Multiplexer {
         bin: this.#bin,
         socketPath: this.#socket,
         env: this.#env,
+        supported: () => this.#controlSupported(),
         ...(options.controlReplyTimeoutMs ? { replyTimeoutMs: options.controlReplyTimeoutMs } : {}),
       })
       : null;
@@ -213,15 +227,29 @@ class Tmux implements Multiplexer {
     await this.#control?.close();
   }
 
-  async #run(args: string[], options: { allowFail?: boolean } = {}): Promise<MuxOutput> {
+  /** Whether this tmux has what the control transport needs (asked once: one `tmux -V`). */
+  #controlSupported(): Promise<boolean> {
+    this.#controlOk ??= this.probeVersion().then((raw) => {
+      const parsed = raw === null ? null : parseTmuxVersion(raw);
+      return parsed !== null && versionAtLeast(parsed, TMUX_FEATURES.controlMode);
+    });
+    return this.#controlOk;
+  }
+
+  /**
+   * Runs one tmux argv on the transport in use. `cli`: what to run instead when the control client
+   * cannot carry `args` (default: the same argv through the CLI).
+   */
+  async #run(
+    args: string[],
+    options: { allowFail?: boolean; cli?: () => Promise<MuxOutput>; blocks?: number } = {},
+  ): Promise<MuxOutput> {
     // A socket that is not ours is refused; a deleted one of our live server is re-created first.
     await this.#server?.check();
-    if (this.#control) {
-      const out = await this.#control.run(args, () => this.#cli(args, true));
-      if (out.code !== 0 && !options.allowFail) throw muxFailure("tmux", args[0] ?? "", out);
-      return out;
-    }
-    return await this.#cli(args, options.allowFail);
+    const cli = options.cli ?? (() => this.#cli(args, true));
+    const out = this.#control ? await this.#control.run(args, cli, options.blocks) : await cli();
+    if (out.code !== 0 && !options.allowFail) throw muxFailure("tmux", args[0] ?? "", out);
+    return out;
   }
 
   #cli(args: string[], allowFail: boolean | undefined): Promise<MuxOutput> {
@@ -267,6 +295,23 @@ class Tmux implements Multiplexer {
   }
 
   async newSession(spec: NewSessionSpec): Promise<void> {
+    if (this.#sessionMade) return await this.#newSession(spec);
+    // Until this process has made a session, one new-session at a time: the first one may start the
+    // server, and a tmux server that is starting exits when it sees no session yet (other clients then
+    // read "server exited unexpectedly"). After it, `exit-empty off` keeps the server up.
+    const before = this.#firstSessions;
+    let done!: () => void;
+    this.#firstSessions = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await before;
+      await this.#newSession(spec);
+      this.#sessionMade = true;
+    } finally {
+      done();
+    }
+  }
+
+  async #newSession(spec: NewSessionSpec): Promise<void> {
     const { version } = await this.ensureAvailable();
     const parsed = parseTmuxVersion(version) ?? { major: 0, minor: 0 };
     // The launcher deletes the file once it has read it; on a failed start nothing will.
@@ -357,19 +402,53 @@ class Tmux implements Multiplexer {
       if (options.keysAfter?.length) await this.sendKeys(name, options.keysAfter);
       return;
     }
-    // One file, one buffer, one paste, one tmux invocation of a fixed size (see pasteArgs).
     const tag = scratchTag();
+    const target = exactTarget(name);
     const file = `${this.#scratch}/${tag}`;
-    await writeOwnerOnly(file, data);
+    // The CLI way: one file, one buffer, one paste, one tmux invocation of a fixed size (see pasteArgs).
+    const fileArgs = pasteArgs(target, tag, file, options);
+    const viaFile = async () => {
+      await writeOwnerOnly(file, data);
+      try {
+        return await this.#cli(fileArgs, true);
+      } finally {
+        await Deno.remove(file).catch(() => {});
+      }
+    };
+    // On the control client the text travels in the command line itself (see setBufferPasteArgs); the
+    // file way is its fallback (load-buffer itself never runs on the control client).
+    const text = this.#control ? utf8Text(data) : null;
     try {
-      await this.#run(pasteArgs(exactTarget(name), tag, file, options));
+      await this.#run(text === null ? fileArgs : setBufferPasteArgs(target, tag, text, options), { cli: viaFile });
     } catch (err) {
-      // A paste that failed after load-buffer leaves the buffer (the typed text) in the server.
+      // A paste that failed after its buffer was filled leaves the buffer (the typed text) in the server.
       await this.#run(["delete-buffer", "-b", tag], { allowFail: true }).catch(() => {});
       throw err;
-    } finally {
-      await Deno.remove(file).catch(() => {});
     }
+  }
+
+  async pasteIfReady(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<PasteIfReady> {
+    const data = concat(chunks);
+    const text = this.#control && data.length > 0 ? utf8Text(data) : null;
+    if (text === null) return "unavailable";
+    const tag = scratchTag();
+    const { args, blocks } = readyPasteArgs(exactTarget(name), tag, text, options);
+    const cleanup = () => this.#run(["delete-buffer", "-b", tag], { allowFail: true }).catch(() => {});
+    let out: MuxOutput;
+    try {
+      // Not carried by the control client (not started, or its line surely never ran): nothing was tried.
+      out = await this.#run(args, { allowFail: true, blocks, cli: () => Promise.resolve(NOT_TRIED) });
+    } catch (err) {
+      await cleanup();
+      throw err;
+    }
+    if (out === NOT_TRIED) return "unavailable";
+    if (out.code === 0 && out.stdout === `${READY_TYPED}\n`) return "typed";
+    // Skipped (the pane is gone, dead or has no log writer), or refused before the branch ran: nothing typed.
+    await cleanup();
+    if (out.code === 0 && out.stdout.startsWith(READY_SKIPPED)) return "not_ready";
+    if (out.failedAt !== undefined && out.failedAt <= 1) return "not_ready";
+    throw muxFailure("tmux", "paste-buffer", out);
   }
 
   async sendKeys(name: string, keys: string[]): Promise<void> {
@@ -407,13 +486,82 @@ class Tmux implements Multiplexer {
  * accepts it, so a slowly reading program loses nothing. The path is a format (`#` doubled).
  */
 export function pasteArgs(target: string, buffer: string, file: string, options: PasteOptions = {}): string[] {
-  const args = ["load-buffer", "-b", buffer, tmuxFormatArg(file), ";", "paste-buffer", "-d"];
+  return ["load-buffer", "-b", buffer, tmuxFormatArg(file), ...pasteTail(target, buffer, options)];
+}
+
+/**
+ * The control transport's paste: the same command list as {@link pasteArgs}, with the text given to
+ * `set-buffer` in the line instead of loaded from a file. A control-mode line has no 16 KiB limit (tmux
+ * reads it from the pipe, not from a client message), needs no scratch file, and every command in it
+ * runs without waiting (load-buffer of a file waits for the read), so the line runs whole within one
+ * pass of the server's command queue. `text` is plain (set-buffer expands nothing).
+ */
+export function setBufferPasteArgs(target: string, buffer: string, text: string, options: PasteOptions = {}): string[] {
+  return ["set-buffer", "-b", buffer, "--", tmuxArg(text), ...pasteTail(target, buffer, options)];
+}
+
+/** Whether a pane may be typed into by {@link readyPasteArgs}: alive, with its output pipe attached. */
+export const READY_FORMAT = "#{?pane_dead,0,#{pane_pipe}}";
+const READY_TYPED = "typed";
+const READY_SKIPPED = "skipped";
+const NOT_TRIED: MuxOutput = { code: 0, stdout: "", stderr: "" };
+
+/**
+ * The control transport's paste in the same round trip as the pane check a send makes first: set-buffer
+ * (as {@link setBufferPasteArgs}), then `if-shell -F` on {@link READY_FORMAT} of the target, whose branches
+ * tmux runs at once (no shell): paste, keys and `display-message -p typed`, or delete the buffer and print
+ * `skipped` as often as the other branch has commands, so the line always makes `blocks` reply blocks. A
+ * target that does not exist expands the format to nothing: skipped. Nothing caller-given is in the
+ * branches: the buffer name, the target `=<session id>:` and key names.
+ */
+export function readyPasteArgs(
+  target: string,
+  buffer: string,
+  text: string,
+  options: PasteOptions = {},
+): { args: string[]; blocks: number } {
+  const typed = [...pasteTail(target, buffer, options).slice(1), ";", "display-message", "-p", READY_TYPED];
+  const n = splitCliCommands(typed).length;
+  const skipped = ["delete-buffer", "-b", buffer];
+  for (let i = 1; i < n; i++) skipped.push(";", "display-message", "-p", READY_SKIPPED);
+  const args = [
+    "set-buffer",
+    "-b",
+    buffer,
+    "--",
+    tmuxArg(text),
+    ";",
+    "if-shell",
+    "-F",
+    "-t",
+    target,
+    READY_FORMAT,
+    commandText(typed),
+    commandText(skipped),
+  ];
+  return { args, blocks: 2 + n };
+}
+
+function pasteTail(target: string, buffer: string, options: PasteOptions): string[] {
+  const args = [";", "paste-buffer", "-d"];
   // -p: one bracketed paste, so a TUI sees the text as one paste.
   if (options.bracketed) args.push("-p");
   args.push("-b", buffer, "-t", target);
   if (options.exact) args.push("-r");
   if (options.keysAfter?.length) args.push(";", "send-keys", "-t", target, ...options.keysAfter);
   return args;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** `data` as a string when it is valid UTF-8 without NUL (what a control-mode line can carry), else null. */
+function utf8Text(data: Uint8Array): string | null {
+  if (data.includes(0)) return null;
+  try {
+    return strictUtf8.decode(data);
+  } catch {
+    return null;
+  }
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {

@@ -14,11 +14,100 @@
  *   `commands` `%end` blocks or the first `%error`. Only blocks with flags 1 (commands this client typed)
  *   are paired; a block ends only at the `%end`/`%error` with its own time, number and flags.
  * - A client that cannot start, exits, or does not answer within the bound is killed; every waiting call
- *   gets {@link ControlLost} (with whether its line was written), never another call's reply. The next
+ *   gets {@link ControlLost} (with whether its line may have run), never another call's reply. The next
  *   call starts a new client.
+ * - A client that tmux ends in order (the session it is attached to was killed, or its shell exited) says
+ *   `%exit`: tmux has run every line it read and flushed their replies before that, and reads no line
+ *   after it, so a call whose command never began was not run and can be run again elsewhere.
+ *   Every line the transport writes runs to its end in one pass of the server's queue (nothing that
+ *   waits, such as load-buffer of a file), so no line is ever cut in half by such an exit.
  */
 import { AppError } from "../lib/errors.ts";
 import type { MuxOutput } from "./_mux_exec.ts";
+import { processEnvVar, processStartIdentity, sameProcessAlive } from "./process.ts";
+import { findExecutable } from "./which.ts";
+
+/** The environment variable that names a control client's owner: `<pid> <start identity>` of the aiterm process. */
+export const CONTROL_OWNER_VAR = "AITERM_CONTROL_OWNER";
+const OWNER_ENV: Record<string, string> = Deno.build.os === "linux"
+  ? { [CONTROL_OWNER_VAR]: `${Deno.pid} ${processStartIdentity(Deno.pid) ?? ""}` }
+  : {};
+
+/**
+ * Kills the control clients on this server whose owning aiterm process is gone (Linux: read from
+ * /proc/<pid>/environ). tmux 3.3a keeps a control client whose reader died while a reply to it was
+ * still unwritten: the write fails, and the client waits for that output to drain forever. Killing its
+ * process makes the server drop it. Clients of live owners and clients without the mark are left alone.
+ * @returns how many were killed
+ */
+export async function reapOrphanedClients(client: ControlClient): Promise<number> {
+  const out = await client.run(lineOf([["list-clients", "-F", "#{client_control_mode}\t#{client_pid}"]]));
+  let killed = 0;
+  for (const row of out.stdout.split("\n")) {
+    const [control, pidText] = row.split("\t");
+    const pid = Number(pidText);
+    if (control !== "1" || !Number.isInteger(pid) || pid <= 0 || pid === client.pid) continue;
+    const owner = processEnvVar(pid, CONTROL_OWNER_VAR)?.match(/^(\d+) (.*)$/);
+    if (!owner || sameProcessAlive(Number(owner[1]), owner[2] || null)) continue;
+    try {
+      Deno.kill(pid, "SIGKILL");
+      killed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return killed;
+}
+
+let deathSignal: Promise<string[]> | null = null;
+
+/**
+ * Linux: the `setpriv --pdeathsig KILL --` prefix (util-linux), so the client process dies with this
+ * process even when this one is SIGKILLed. Otherwise tmux would keep a client whose reader is gone
+ * while output to it is pending, and that client also keeps kill-server from ending the server (tmux
+ * 3.3a–3.5a: the output never drains). Empty where setpriv is missing or lacks the option; asked once.
+ */
+function deathSignalPrefix(env: Record<string, string> | undefined): Promise<string[]> {
+  if (Deno.build.os !== "linux") return Promise.resolve([]);
+  deathSignal ??= (async () => {
+    const setpriv = findExecutable("setpriv", env?.PATH ?? Deno.env.get("PATH"));
+    if (!setpriv) return [];
+    const prefix = [setpriv, "--pdeathsig", "KILL", "--"];
+    try {
+      const probe = await new Deno.Command(setpriv, {
+        args: [...prefix.slice(1), "true"],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      return probe.success ? prefix : [];
+    } catch {
+      return [];
+    }
+  })();
+  return deathSignal;
+}
+
+/**
+ * Moves a new client to the oldest session (by creation time): attach-session joins the most recent one,
+ * which is the likeliest to be closed soon (a scratch session, a finished agent), and every end of the
+ * client's session makes the next call start another client. Names other than plain words are left alone.
+ * @returns the session it moved to, or null when it stayed
+ */
+export async function joinOldestSession(client: ControlClient): Promise<string | null> {
+  const out = await client.run(lineOf([["list-sessions", "-F", "#{session_created}\t#{session_name}"]]));
+  let oldest: { created: number; name: string } | null = null;
+  for (const row of out.stdout.split("\n")) {
+    const tab = row.indexOf("\t");
+    const created = Number(row.slice(0, tab));
+    const name = row.slice(tab + 1);
+    if (tab < 0 || !Number.isFinite(created) || !/^[A-Za-z0-9_-]+$/.test(name)) continue;
+    if (!oldest || created < oldest.created) oldest = { created, name };
+  }
+  if (!oldest || oldest.name === client.session) return null;
+  const moved = await client.run(lineOf([["switch-client", "-t", `=${oldest.name}:`]]));
+  return moved.code === 0 ? oldest.name : null;
+}
 
 /** Options for {@link ControlClient.start}. */
 export interface ControlClientOptions {
@@ -29,7 +118,10 @@ export interface ControlClientOptions {
   startTimeoutMs?: number;
 }
 
-/** Why a call got no reply from the control client. `sent`: its line was written (it may have run). */
+/**
+ * Why a call got no reply from the control client. `sent`: its line may have run (false: it surely did
+ * not, so it is safe to run it again on the CLI).
+ */
 export class ControlLost extends Error {
   constructor(readonly sent: boolean, reason: string) {
     super(reason);
@@ -97,14 +189,16 @@ const READ_COMMANDS = new Set([
 ]);
 
 /**
- * The commands the control client may carry. Anything else (new-session starts the server and prints
- * its pid; kill-session can end the session the client is attached to; kill-server ends the client;
- * commands that block a client's queue such as wait-for or run-shell) stays on the CLI.
+ * The commands the control client may carry: each runs to its end without waiting. Anything else stays
+ * on the CLI: new-session starts the server and prints its pid; kill-session can end the session the
+ * client is attached to; kill-server ends the client; load-buffer of a file and commands such as
+ * wait-for or run-shell wait in the client's queue, so an exit of the client could cut their line in half.
  */
 const CONTROL_COMMANDS = new Set([
   ...READ_COMMANDS,
   "delete-buffer",
-  "load-buffer",
+  // Only with -F (a format, no shell): see controlLine.
+  "if-shell",
   "paste-buffer",
   "pipe-pane",
   "send-keys",
@@ -120,14 +214,31 @@ export interface ControlLine {
   readOnly: boolean;
 }
 
-/** The control line for a CLI argv, or null when it must go through the CLI (see CONTROL_COMMANDS). */
-export function controlLine(argv: string[]): ControlLine | null {
+/**
+ * The control line for a CLI argv, or null when it must go through the CLI (see CONTROL_COMMANDS).
+ * `blocks`: how many reply blocks the line makes when that is not one per command: `if-shell -F` adds
+ * one per command of the branch it runs (so both branches must have as many). A line with if-shell
+ * needs it.
+ */
+export function controlLine(argv: string[], blocks?: number): ControlLine | null {
   const cmds = splitCliCommands(argv);
   if (cmds.length === 0) return null;
   // NUL cannot be in an argv (the CLI refuses it); keep that behaviour by leaving it to the CLI.
   if (argv.some((a) => a.includes("\0"))) return null;
   if (!cmds.every((c) => CONTROL_COMMANDS.has(c[0]!))) return null;
-  return lineOf(cmds);
+  // if-shell without -F runs a shell and waits for it; -F decides from a format at once.
+  const ifShell = cmds.filter((c) => c[0] === "if-shell");
+  if (ifShell.some((c) => !c.includes("-F")) || (ifShell.length > 0 && blocks === undefined)) return null;
+  const line = lineOf(cmds);
+  return blocks === undefined ? line : { ...line, commands: blocks };
+}
+
+/**
+ * A CLI argv as the text of a tmux command list (what a command such as if-shell takes as its argument
+ * and parses again): each argument quoted for tmux's parser, commands joined by ` ; `.
+ */
+export function commandText(argv: string[]): string {
+  return lineOf(splitCliCommands(argv)).line;
 }
 
 function lineOf(cmds: string[][]): ControlLine {
@@ -163,12 +274,18 @@ interface Block {
 
 interface Pending {
   commands: number;
+  /** A `%begin` for this call was seen: its first command started. */
+  begun: boolean;
+  /** Its line could not be written (tmux closed the client's input): it surely did not run. */
+  unwritten?: boolean;
   blocks: Block[];
   resolve: (out: MuxOutput) => void;
   reject: (err: ControlLost) => void;
 }
 
 const GUARD = /^%(begin|end|error) (\d+) (\d+) (\d+)$/;
+/** `%exit` reasons after which tmux did not flush in order (client_exit_message in tmux's client.c). */
+const ABRUPT_EXIT = /^(server exited unexpectedly|lost tty|terminated)/;
 const encoder = new TextEncoder();
 
 /** One `tmux -C` process and the FIFO of calls waiting for its replies. */
@@ -177,6 +294,10 @@ export class ControlClient {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #pending: Pending[] = [];
   #dead: string | null = null;
+  /** Why no new line is written (tmux said %exit, or the process ended); calls in flight still get replies. */
+  #closing: string | null = null;
+  /** tmux said `%exit` for a reason after which its replies were complete (see the module comment). */
+  #orderlyExit = false;
   #session: string | null = null;
   #onReady: ((err: string | null) => void) | null = null;
   readonly #closed: Promise<void>;
@@ -185,22 +306,40 @@ export class ControlClient {
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     this.#closed = this.#readLoop();
+    // A client process that is gone takes no new line (tmux may still answer the ones it holds).
+    child.status.then(() => this.#close("control client process ended"), () => {});
+    // On this process's exit the client goes first, so tmux never holds output for a reader that is gone.
+    globalThis.addEventListener("unload", this.#onUnload);
   }
+
+  readonly #onUnload = () => {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
 
   /**
    * Spawns and attaches a control client; resolves once tmux has answered the attach.
    * @throws {ControlLost} (sent: false) when tmux is missing, has no session to attach to, or is too slow
    */
   static async start(options: ControlClientOptions): Promise<ControlClient> {
+    const prefix = await deathSignalPrefix(options.env);
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(options.bin, {
+      child = new Deno.Command(prefix[0] ?? options.bin, {
         args: [
+          ...prefix.slice(1),
+          ...(prefix.length ? [options.bin] : []),
           "-u",
           "-S",
           options.socketPath,
           "-f",
           "/dev/null",
+          // -N: attach-session would otherwise start a server (one with no sessions, which exits at
+          // once and which the server guard did not record); a control client only joins a running one.
+          "-N",
           "-C",
           "attach-session",
           "-f",
@@ -209,7 +348,9 @@ export class ControlClient {
         stdin: "piped",
         stdout: "piped",
         stderr: "null",
-        ...(options.env ? { env: options.env, clearEnv: true } : {}),
+        // The owner mark lets a later client find this one if this process dies (see reapOrphanedClients).
+        env: { ...options.env, ...OWNER_ENV },
+        ...(options.env ? { clearEnv: true } : {}),
       }).spawn();
     } catch (err) {
       throw new ControlLost(false, `cannot spawn tmux -C: ${err instanceof Error ? err.message : String(err)}`);
@@ -239,9 +380,9 @@ export class ControlClient {
     return this.#session;
   }
 
-  /** False once the client exited or was killed. */
+  /** False once the client exited, is exiting, or was killed: it takes no new line. */
   get alive(): boolean {
-    return this.#dead === null;
+    return this.#dead === null && this.#closing === null;
   }
 
   /** Calls written and not yet answered. */
@@ -252,34 +393,53 @@ export class ControlClient {
   /**
    * Writes one line and resolves with its reply: stdout of the `%end` blocks, and on `%error` code 1
    * with the error text as stderr (as the CLI would exit).
-   * @throws {ControlLost} when the client is dead (sent: false) or dies before answering (sent: true)
+   * @throws {ControlLost} when the client takes no new line (sent: false), or ends before answering
+   *   (sent: false when tmux ended it in order before the line began, else true)
    */
   run(line: ControlLine): Promise<MuxOutput> {
-    if (this.#dead !== null) return Promise.reject(new ControlLost(false, this.#dead));
+    const refused = this.#dead ?? this.#closing;
+    if (refused !== null) return Promise.reject(new ControlLost(false, refused));
     return new Promise<MuxOutput>((resolve, reject) => {
-      this.#pending.push({ commands: line.commands, blocks: [], resolve, reject });
-      // Writes queue in call order, so replies come back in #pending order.
-      this.#writer.write(encoder.encode(`${line.line}\n`)).catch(() => this.#die("control client stdin closed"));
+      const entry: Pending = { commands: line.commands, begun: false, blocks: [], resolve, reject };
+      this.#pending.push(entry);
+      // Writes queue in call order, so replies come back in #pending order. A write that fails (tmux closed the
+      // client's input) takes no line; replies to earlier lines may still be on their way, until the output ends.
+      this.#writer.write(encoder.encode(`${line.line}\n`)).catch(() => {
+        entry.unwritten = true;
+        this.#close("control client input closed");
+      });
     });
   }
 
-  /** Kills the process (SIGKILL) and fails every waiting call; resolves when its output has ended. */
+  /**
+   * Kills the process (SIGKILL) and fails every waiting call (sent: true, since tmux may still run lines
+   * it holds); resolves when its output has ended.
+   */
   async kill(reason = "control client closed"): Promise<void> {
-    this.#die(reason);
+    this.#die(reason, false);
     await this.#closed;
   }
 
-  #die(reason: string): void {
+  #close(reason: string): void {
+    this.#closing ??= reason;
+  }
+
+  /**
+   * Ends the client and fails every waiting call. `outputEnded`: tmux closed the output, so it holds no
+   * line of ours any more; after an orderly %exit a call whose command never began was never run.
+   */
+  #die(reason: string, outputEnded: boolean): void {
     if (this.#dead !== null) return;
     this.#dead = reason;
     this.#onReady?.(reason);
     this.#onReady = null;
-    for (const p of this.#pending.splice(0)) p.reject(new ControlLost(true, reason));
-    try {
-      this.#child.kill("SIGKILL");
-    } catch {
-      // already gone
+    const notRun = outputEnded && this.#orderlyExit;
+    for (const p of this.#pending.splice(0)) {
+      const ran = !(p.unwritten || (notRun && !p.begun));
+      p.reject(new ControlLost(ran, ran ? reason : `${reason}; not run`));
     }
+    globalThis.removeEventListener("unload", this.#onUnload);
+    this.#onUnload();
     this.#writer.close().catch(() => {});
   }
 
@@ -297,10 +457,15 @@ export class ControlClient {
         return;
       }
       const m = line.match(GUARD);
-      if (m && m[1] === "begin") block = { id: `${m[2]} ${m[3]}`, flags: m[4]!, ok: false, lines: [] };
-      else if (line.startsWith("%session-changed ")) this.#session = line.replace(/^%session-changed \S+ /, "");
-      else if (line.startsWith("%exit")) {
-        this.#die(`control client exited${line.length > 5 ? `:${line.slice(5)}` : ""}`);
+      if (m && m[1] === "begin") {
+        block = { id: `${m[2]} ${m[3]}`, flags: m[4]!, ok: false, lines: [] };
+        if (m[4] === "1" && this.#pending[0]) this.#pending[0].begun = true;
+      } else if (line.startsWith("%session-changed ")) this.#session = line.replace(/^%session-changed \S+ /, "");
+      else if (line === "%exit" || line.startsWith("%exit ")) {
+        // Replies to every line tmux read came before this; the rest of our lines were never read.
+        const why = line.slice(6);
+        this.#orderlyExit = !ABRUPT_EXIT.test(why);
+        this.#close(`control client exited${why ? `: ${why}` : ""}`);
       }
       // Other notifications (%window-renamed, %sessions-changed, …) are not replies.
     };
@@ -316,7 +481,7 @@ export class ControlClient {
     } catch {
       // a killed process's pipe may end with an error; same as EOF
     }
-    this.#die("control client ended");
+    this.#die(this.#closing ?? "control client ended", true);
     await this.#child.status.catch(() => {});
   }
 
@@ -335,11 +500,13 @@ export class ControlClient {
     if (b.ok && p.blocks.length < p.commands) return;
     this.#pending.shift();
     const stdout = p.blocks.filter((x) => x.ok).map((x) => x.lines.map((l) => `${l}\n`).join("")).join("");
-    const failed = p.blocks.find((x) => !x.ok);
+    const failedAt = p.blocks.findIndex((x) => !x.ok);
+    const failed = p.blocks[failedAt];
     p.resolve({
       code: failed ? 1 : 0,
       stdout,
       stderr: failed ? failed.lines.map((l) => `${l}\n`).join("") : "",
+      ...(failed ? { failedAt } : {}),
     });
   }
 }
@@ -350,6 +517,8 @@ export interface ControlTransportOptions extends ControlClientOptions {
   replyTimeoutMs?: number;
   /** After a failed start, how long calls go straight to the CLI before another start is tried (default 1 s). */
   retryAfterMs?: number;
+  /** Asked once before the first start: false keeps every call on the CLI (a tmux too old for control mode). */
+  supported?: () => Promise<boolean>;
 }
 
 /**
@@ -363,6 +532,7 @@ export class ControlTransport {
   #client: ControlClient | null = null;
   #starting: Promise<ControlClient | null> | null = null;
   #retryAt = 0;
+  #unsupported = false;
   /** A retired client's kill-session: the next client starts only after it was answered. */
   #gate: Promise<void> = Promise.resolve();
 
@@ -380,9 +550,12 @@ export class ControlTransport {
     this.#retryAt = 0;
   }
 
-  /** Runs `argv` on the control client when it can carry it, else (or on a failed start) through `cli`. */
-  async run(argv: string[], cli: () => Promise<MuxOutput>): Promise<MuxOutput> {
-    const line = controlLine(argv);
+  /**
+   * Runs `argv` on the control client when it can carry it, else (or on a failed start) through `cli`.
+   * `blocks`: see {@link controlLine}.
+   */
+  async run(argv: string[], cli: () => Promise<MuxOutput>, blocks?: number): Promise<MuxOutput> {
+    const line = controlLine(argv, blocks);
     if (!line) return await cli();
     const client = await this.#ensure();
     if (!client) return await cli();
@@ -453,14 +626,28 @@ export class ControlTransport {
   async #ensure(): Promise<ControlClient | null> {
     if (this.#client?.alive) return this.#client;
     this.#client = null;
-    if (Date.now() < this.#retryAt) return null;
-    this.#starting ??= this.#gate.then(() => ControlClient.start(this.#options)).then(
-      (c) => (this.#client = c),
-      () => {
-        this.#retryAt = Date.now() + (this.#options.retryAfterMs ?? 1_000);
+    if (this.#unsupported || Date.now() < this.#retryAt) return null;
+    this.#starting ??= this.#gate.then(async () => {
+      if (this.#options.supported && !(await this.#options.supported().catch(() => false))) {
+        this.#unsupported = true;
         return null;
-      },
-    ).finally(() => (this.#starting = null));
+      }
+      const client = await ControlClient.start(this.#options);
+      // Clients left by aiterm processes that died mid-reply (queued ahead of the caller's line, never awaited);
+      // then the move to the oldest session, before any caller's line (a client's session is then known).
+      reapOrphanedClients(client).catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        joinOldestSession(client).catch(() => null),
+        // A server that stops answering here is left to the caller's own reply bound.
+        new Promise((resolve) => (timer = setTimeout(resolve, this.#options.startTimeoutMs ?? 3_000))),
+      ]);
+      clearTimeout(timer);
+      return (this.#client = client);
+    }).catch(() => {
+      this.#retryAt = Date.now() + (this.#options.retryAfterMs ?? 1_000);
+      return null;
+    }).finally(() => (this.#starting = null));
     return await this.#starting;
   }
 }

@@ -4,17 +4,21 @@
  * fallback when the client dies or stops answering.
  */
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
-import { hasTmux, makeTestEnv, type TestEnv } from "../tests/helpers/env.ts";
+import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../tests/helpers/env.ts";
 import { AppError } from "../lib/errors.ts";
 import type { MuxOutput } from "./_mux_exec.ts";
 import { tmuxArg, tmuxFormatArg } from "./tmux_args.ts";
 import { createTmux } from "./tmux.ts";
+import { processStartIdentity } from "./process.ts";
 import {
+  CONTROL_OWNER_VAR,
   ControlClient,
   controlClientsBySession,
   controlLine,
+  ControlLost,
   ControlTransport,
   quoteControlArg,
+  reapOrphanedClients,
   splitCliCommands,
 } from "./tmux_control.ts";
 
@@ -115,7 +119,9 @@ Deno.test("controlLine keeps new-session, kill-session and kill-server on the CL
   assertEquals(controlLine(["kill-server"]), null);
   assertEquals(controlLine(["display-message", "-p", "a\0b"]), null);
   assertEquals(controlLine(["capture-pane", "-p", "-t", "=a:"])?.readOnly, true);
-  const paste = controlLine(["load-buffer", "-b", "B", "/f", ";", "paste-buffer", "-d", "-b", "B", "-t", "=a:"]);
+  // load-buffer of a file waits in tmux's queue: it stays on the CLI (the control paste is set-buffer).
+  assertEquals(controlLine(["load-buffer", "-b", "B", "/f", ";", "paste-buffer", "-d", "-b", "B", "-t", "=a:"]), null);
+  const paste = controlLine(["set-buffer", "-b", "B", "--", "x;y", ";", "paste-buffer", "-d", "-b", "B", "-t", "=a:"]);
   assertEquals(paste?.commands, 2);
   assertEquals(paste?.readOnly, false);
 });
@@ -212,8 +218,14 @@ async function serverPid(t: TestEnv): Promise<number> {
   return Number((await t.tmux("display-message", "-p", "#{pid}")).stdout.trim());
 }
 
+/** How often `token` occurs in the joined screen of session `name`. */
+async function occurrences(t: TestEnv, name: string, token: string): Promise<number> {
+  const screen = (await t.tmux("capture-pane", "-p", "-J", "-t", `=${name}:`)).stdout;
+  return screen.split(token).length - 1;
+}
+
 Deno.test(
-  "SIGKILL of the control client mid-command: reads get their own answer, writes an answer or TMUX_TRANSPORT_LOST; the next call works",
+  "SIGKILL of the control client mid-command: reads get their own answer, writes an answer or TMUX_TRANSPORT_LOST; none runs twice; the next call works",
   opts,
   async () => {
     await using t = await makeTestEnv();
@@ -225,7 +237,8 @@ Deno.test(
       // A stopped server holds every written line unanswered, so the kill lands mid-command for sure.
       const spid = await serverPid(t);
       Deno.kill(spid, "SIGSTOP");
-      let lost = 0;
+      const lost: number[] = [];
+      const answered: number[] = [];
       const calls: Promise<void>[] = [];
       try {
         for (let i = 0; i < 40; i++) {
@@ -233,13 +246,16 @@ Deno.test(
             const argv = ["display-message", "-p", `read-${i}`];
             calls.push(transport.run(argv, cliOf(t, argv)).then((r) => assertEquals(r.stdout, `read-${i}\n`)));
           } else {
-            const argv = ["send-keys", "-t", "=x:", "-l", `w${i}`];
+            const argv = ["send-keys", "-t", "=x:", "-l", `<w${i}>`];
             calls.push(
               transport.run(argv, cliOf(t, argv)).then(
-                (r) => assertEquals(r.code, 0),
+                (r) => {
+                  assertEquals(r.code, 0);
+                  answered.push(i);
+                },
                 (err) => {
                   assert(err instanceof AppError && err.code === "TMUX_TRANSPORT_LOST", String(err));
-                  lost++;
+                  lost.push(i);
                 },
               ),
             );
@@ -253,12 +269,122 @@ Deno.test(
         Deno.kill(spid, "SIGCONT");
       }
       await Promise.all(calls);
-      assertEquals(lost, 20, "every unanswered write is reported, none is run twice");
+      // tmux holds the client's pipes itself, so after the kill it may still run and answer what it had read
+      // (a real answer), or drop the client first (TMUX_TRANSPORT_LOST). Either way nothing is run twice.
+      assertEquals(answered.length + lost.length, 20, "every write has an answer or a coded error");
+      await eventually(
+        async () => {
+          for (const i of answered) if ((await occurrences(t, "x", `<w${i}>`)) !== 1) return false;
+          return true;
+        },
+        10_000,
+        "every answered write typed once",
+      );
+      for (const i of lost) assert((await occurrences(t, "x", `<w${i}>`)) <= 1, `w${i} typed twice`);
       const again = await transport.run(["display-message", "-p", "after"], noCli);
       assertEquals(again.stdout, "after\n");
       assert(transport.client !== null && transport.client.pid !== first.pid, "a new client was started");
     } finally {
       await transport.close();
+    }
+  },
+);
+
+Deno.test(
+  "a client tmux ends in order: lines it answered keep their replies, lines it never read are not run (sent: false)",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await serverWithSession(t);
+    const client = await ControlClient.start(clientOptions(t));
+    try {
+      const before = client.run(controlLine(["display-message", "-p", "before"])!);
+      // An empty line asks tmux to end the client: it runs what it read before, reads nothing after.
+      const exit = client.run({ line: "", commands: 1, readOnly: true }).then(() => null, (e) => e);
+      const after = client.run(controlLine(["send-keys", "-t", "=x:", "-l", "<after-exit>"])!).then(
+        () => null,
+        (e) => e,
+      );
+      assertEquals((await before).stdout, "before\n");
+      for (const err of [await exit, await after]) {
+        assert(err instanceof ControlLost && err.sent === false, String(err));
+      }
+      assert(!client.alive);
+      await new Promise((r) => setTimeout(r, 200));
+      assertEquals(await occurrences(t, "x", "<after-exit>"), 0, "a line tmux never read did not run");
+    } finally {
+      await client.kill();
+    }
+  },
+);
+
+Deno.test(
+  "a person kills the session the control client is attached to while calls stream in: no call is lost",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    const out = `${t.root}/typed.bin`;
+    await serverWithSession(t, "victim");
+    // The client joins the oldest session (by creation time, in whole seconds): the victim.
+    const created = (await t.tmux("display-message", "-p", "-t", "=victim:", "#{session_created}")).stdout.trim();
+    await eventually(
+      () => Promise.resolve(Math.floor(Date.now() / 1000) > Number(created)),
+      5_000,
+      "the next second",
+    );
+    await t.tmux("new-session", "-d", "-s", "work", "-x", "80", "-y", "24", `stty raw -echo; exec cat > '${out}'`);
+    // A tmux that records each CLI invocation, so the test sees which calls were run again on the CLI.
+    const calls = `${t.root}/cli-calls`;
+    const bin = `${t.root}/tmux-rec`;
+    await Deno.writeTextFile(bin, `#!/bin/sh\necho "$*" >> '${calls}'\nexec tmux "$@"\n`);
+    await Deno.chmod(bin, 0o755);
+    const mux = createTmux({ bin, socketPath: t.socketPath, scratchDir: t.root, env: t.env, transport: "control" }) as
+      & ReturnType<typeof createTmux>
+      & { controlTransport: ControlTransport; close(): Promise<void> };
+    try {
+      assert(await mux.hasSession("work"));
+      const first = mux.controlTransport.client!;
+      assertEquals(first.session, "victim", "the client moved to the oldest session");
+      // Eight callers keep lines in flight (reads, keys and pastes) while a person kills the attached session.
+      const typed: string[] = [];
+      let stop = false;
+      const caller = async (w: number) => {
+        for (let j = 0; !stop; j++) {
+          const token = `<${w}.${j}>`;
+          if (j % 3 === 0) assert(typeof (await mux.capture("work")) === "string");
+          else if (j % 3 === 1) await mux.sendKeys("work", ["-l", token]);
+          else await mux.pasteText("work", [new TextEncoder().encode(`${token};#{x}`)], { exact: true });
+          if (j % 3 === 1) typed.push(token);
+          if (j % 3 === 2) typed.push(`${token};#{x}`);
+        }
+      };
+      const callers = Array.from({ length: 8 }, (_, w) => caller(w));
+      await new Promise((r) => setTimeout(r, 100));
+      assertEquals((await t.tmux("kill-session", "-t", "=victim:")).code, 0);
+      await eventually(() => Promise.resolve(!first.alive), 5_000, "the attached client to end");
+      await new Promise((r) => setTimeout(r, 100));
+      stop = true;
+      // Any TMUX_TRANSPORT_LOST would have thrown here.
+      await Promise.all(callers);
+      // Every write arrived exactly once, in one piece.
+      const expected = typed.join("").length;
+      const got = await eventually(
+        async () => {
+          const text = await Deno.readTextFile(out);
+          return text.length >= expected ? text : null;
+        },
+        10_000,
+        "every write to arrive",
+      );
+      for (const token of typed) assertEquals(got.split(token).length - 1, 1, `${token} arrived once`);
+      assertEquals(got.length, expected);
+      const log = await Deno.readTextFile(calls);
+      const retried = log.split("\n").filter((l) => / (send-keys|load-buffer) /.test(l)).length;
+      assert(typed.length > 30, `only ${typed.length} writes`);
+      // deno-lint-ignore no-console
+      console.log(`${typed.length} writes, ${retried} run again on the CLI after the exit`);
+    } finally {
+      await mux.close();
     }
   },
 );
@@ -285,6 +411,79 @@ Deno.test(
       assertEquals(await write, "TMUX_TRANSPORT_LOST");
     } finally {
       await transport.close();
+    }
+  },
+);
+
+Deno.test(
+  "the control client never starts a tmux server: with none running, its start fails and no socket appears",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await Deno.mkdir(t.stateDir, { recursive: true, mode: 0o700 });
+    // Without -N, attach-session would start a server with no sessions: one that exits at once, under another
+    // aiterm process that is starting the real one ("server exited unexpectedly"), and never recorded by its guard.
+    const err = await ControlClient.start(clientOptions(t)).then(() => null, (e) => e);
+    assert(err instanceof ControlLost && !err.sent, String(err));
+    assertEquals(await Deno.stat(t.socketPath).then(() => true, () => false), false, "a server was started");
+    const transport = new ControlTransport(clientOptions(t));
+    const argv = ["list-sessions"];
+    const r = await transport.run(argv, cliOf(t, argv));
+    assert(r.code !== 0 && /no server running|error connecting/.test(r.stderr), r.stderr);
+    assertEquals(await Deno.stat(t.socketPath).then(() => true, () => false), false);
+    await transport.close();
+  },
+);
+
+Deno.test(
+  "control clients whose aiterm process died are reaped by the next client; live owners' and unmarked ones stay",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await serverWithSession(t);
+    const dead = new Deno.Command("true").spawn();
+    await dead.status;
+    const spawnClient = (owner: string | null) =>
+      new Deno.Command("tmux", {
+        args: [
+          "-u",
+          "-S",
+          t.socketPath,
+          "-f",
+          "/dev/null",
+          "-N",
+          "-C",
+          "attach-session",
+          "-f",
+          "no-output,ignore-size",
+        ],
+        env: owner === null ? t.env : { ...t.env, [CONTROL_OWNER_VAR]: owner },
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+    const orphan = spawnClient(`${dead.pid} linux:1`);
+    const live = spawnClient(`${Deno.pid} ${processStartIdentity(Deno.pid)}`);
+    const unmarked = spawnClient(null);
+    const controlPids = async () =>
+      (await t.tmux("list-clients", "-F", "#{client_control_mode} #{client_pid}")).stdout.split("\n")
+        .filter((l) => l.startsWith("1 ")).map((l) => Number(l.slice(2))).sort();
+    await eventually(async () => (await controlPids()).length === 3, 5_000, "three clients attached");
+    const client = await ControlClient.start(clientOptions(t));
+    try {
+      assertEquals(await reapOrphanedClients(client), Deno.build.os === "linux" ? 1 : 0);
+      if (Deno.build.os === "linux") {
+        assertEquals((await orphan.status).signal, "SIGKILL");
+        await eventually(async () => (await controlPids()).length === 3, 5_000, "the orphan dropped by tmux");
+        assertEquals(await controlPids(), [client.pid, live.pid, unmarked.pid].sort());
+      }
+    } finally {
+      await client.kill();
+      for (const c of [orphan, live, unmarked]) {
+        await c.stdin.close().catch(() => {});
+        await c.status;
+      }
     }
   },
 );

@@ -1,9 +1,7 @@
 /** `pty_read(agent_transcript:true)`: the answer of the turn correlated with a cursor, exactly as recorded. */
 import { AppError } from "../errors.ts";
-import { agentOf } from "./dispatch.ts";
-import type { AgentDeps } from "./launch.ts";
 import { writeAgentRecord } from "./record.ts";
-import { loadTurns } from "./turns.ts";
+import { type AgentDeps, AgentSession } from "./session.ts";
 
 /** The answer of one turn. */
 export interface AgentAnswer {
@@ -15,16 +13,30 @@ export interface AgentAnswer {
   answer_empty: boolean;
 }
 
+/** The pending error for a read without cursor while the first turn has not finished (nothing to answer yet). */
+function firstTurnPending(id: string): AppError {
+  return new AppError("AGENT_RESULT_PENDING", `The first turn of session "${id}" has not finished yet`, {
+    suggestion: "wait for it (wait_process or aiterm-wait); do not resend the prompt",
+  });
+}
+
 /**
- * The answer of turn `cursor` (default: the last finished turn).
- * @throws {AppError} AGENT_RESULT_PENDING, AGENT_RESULT_UNAVAILABLE, AGENT_TURN_ERROR, AGENT_SESSION_REQUIRED
+ * The answer of turn `cursor` (default: the last finished turn; while the first turn runs, pending).
+ * @throws {AppError} AGENT_RESULT_PENDING, AGENT_RESULT_UNAVAILABLE, AGENT_TURN_ERROR, SESSION_NOT_FOUND,
+ *   AGENT_SESSION_REQUIRED
  */
 export async function readAnswer(deps: AgentDeps, id: string, cursor: number | null): Promise<AgentAnswer> {
-  const { rec, adapter } = await agentOf(deps, id);
-  const loaded = await loadTurns(adapter, rec, deps.env);
+  const session = await AgentSession.open(deps, id);
+  const { rec } = session;
+  const loaded = await session.turns();
   if (loaded.newlyPinned && loaded.path) {
     await writeAgentRecord(deps.terminal.sessionDir(id), { ...rec, transcript_path: loaded.path });
   }
+  // Dispatched and not recorded as finished: there is a turn, its answer is only not there yet.
+  const firstRunning = loaded.turns.length === 0
+    ? rec.active_turn !== null
+    : loaded.turns.every((t) => t.status === "running");
+  if (cursor === null && firstRunning) throw firstTurnPending(id);
   if (!loaded.path) {
     throw new AppError(
       "AGENT_RESULT_UNAVAILABLE",

@@ -7,10 +7,8 @@
  */
 import { AppError } from "../errors.ts";
 import type { ApprovalDialog, HarnessAdapter, ScreenState } from "../../harnesses/mod.ts";
-import { agentOf } from "./dispatch.ts";
-import type { AgentDeps } from "./launch.ts";
 import type { AgentRecord } from "./record.ts";
-import { loadTurns } from "./turns.ts";
+import { type AgentDeps, AgentSession } from "./session.ts";
 
 /** Input of {@link runApproval} (the agent_approval schema). */
 export interface ApprovalInput {
@@ -104,28 +102,29 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What the screen shows right now: the harness's state, its dialog and the dialog's digest. */
 async function look(
-  deps: AgentDeps,
-  adapter: HarnessAdapter,
+  session: AgentSession,
   rec: AgentRecord,
-  id: string,
 ): Promise<{ state: ScreenState; dialog: ApprovalDialog | null; digest: string | null }> {
-  const screen = await deps.terminal.mux.capture(id).catch(() => "");
+  const adapter: HarnessAdapter = session.adapter;
+  const screen = await session.input.screen();
   const state = adapter.classifyScreen(screen);
   const dialog = adapter.parseApproval?.(screen) ?? null;
   if (!dialog) return { state, dialog, digest: null };
-  const turns = (await loadTurns(adapter, rec, deps.env)).turns.length;
+  const turns = (await session.turns(rec)).turns.length;
   return { state, dialog, digest: await approvalDigest(rec.launch_id, turns, dialog) };
 }
 
 /**
  * Inspects or answers the agent's approval dialog (see module doc).
- * @throws {AppError} INVALID_ARGUMENT, SESSION_STALE, AGENT_SESSION_REQUIRED, SEND_LOCK_BUSY, SEND_LOCK_STALE
+ * @throws {AppError} INVALID_ARGUMENT, SESSION_STALE, SESSION_NOT_FOUND, AGENT_SESSION_REQUIRED, SEND_LOCK_BUSY,
+ *   SEND_LOCK_STALE
  */
 export async function runApproval(input: ApprovalInput, deps: AgentDeps): Promise<ApprovalResult> {
   checkInput(input);
   const id = input.session_id;
   await deps.terminal.checkGeneration(id, input.generation);
-  const { rec, adapter } = await agentOf(deps, id);
+  const session = await AgentSession.open(deps, id);
+  const { rec, adapter } = session;
   const base = (
     status: ApprovalResult["status"],
     reason: string,
@@ -152,11 +151,10 @@ export async function runApproval(input: ApprovalInput, deps: AgentDeps): Promis
     after: null,
   });
   if (!adapter.parseApproval) return base("blocked", "harness_unsupported");
-  const pane = await deps.terminal.mux.paneInfo(id);
-  if (!pane || pane.paneDead) return base("blocked", "harness_exited");
+  if (!(await session.alive())) return base("blocked", "harness_exited");
 
   if (input.action === "inspect") {
-    const seen = await look(deps, adapter, rec, id);
+    const seen = await look(session, rec);
     if (seen.dialog) {
       return base("approval_required", seen.dialog.kind === "unknown" ? "unknown_dialog" : "dialog_shown", seen);
     }
@@ -169,7 +167,7 @@ export async function runApproval(input: ApprovalInput, deps: AgentDeps): Promis
 
   const choiceId = input.approval_choice!;
   return await deps.terminal.withLock(id, async () => {
-    const seen = await look(deps, adapter, rec, id);
+    const seen = await look(session, rec);
     const dialog = seen.dialog;
     if (!dialog) {
       const why = seen.state.kind === "blocked" && seen.state.reason !== "approval_required"
@@ -184,23 +182,23 @@ export async function runApproval(input: ApprovalInput, deps: AgentDeps): Promis
     const choice = dialog.choices.find((c) => c.id === choiceId);
     if (!choice) return base("blocked", "choice_not_offered", seen);
     if (!choice.singleShot) return base("blocked", "choice_not_single_shot", seen);
-    await deps.terminal.mux.sendKeys(id, [choice.key]);
+    await session.input.key(choice.key);
     // Confirm: the dialog goes away (or another one, with another digest, takes its place).
     // A loaded machine can take seconds to redraw; the answer is typed once either way.
     const deadline = Date.now() + 10_000;
     const typedAt = Date.now();
     const index = dialog.choices.indexOf(choice);
     let confirmed = false;
-    let now = await look(deps, adapter, rec, id);
+    let now = await look(session, rec);
     while (now.digest === seen.digest && Date.now() < deadline) {
       // A busy TUI may only move the highlight to the typed option; when the same dialog still shows
       // with exactly our choice highlighted, Enter confirms that choice (once).
       if (!confirmed && Date.now() - typedAt > 2000 && now.dialog?.selected === index) {
-        await deps.terminal.mux.sendKeys(id, ["Enter"]);
+        await session.input.key("Enter");
         confirmed = true;
       }
       await pause(100);
-      now = await look(deps, adapter, rec, id);
+      now = await look(session, rec);
     }
     const done = now.digest !== seen.digest;
     return {

@@ -15,10 +15,11 @@ import {
   harnessBinary,
   resolveBinary,
 } from "../../harnesses/mod.ts";
-import { agentOf, turnRunning } from "./dispatch.ts";
-import { type AgentDeps, fetchCatalog } from "./launch.ts";
+import { turnRunning } from "./dispatch.ts";
+import { catalogEntry, checkModelShape, fetchCatalog, unknownModel } from "./models.ts";
 import { type AgentRecord, readAgentRecord, writeAgentRecord } from "./record.ts";
-import { runSteps, screenState } from "./typing.ts";
+import { type AgentDeps, AgentSession } from "./session.ts";
+import type { PaneInput } from "./typing.ts";
 
 /** Input of {@link configureAgent} (the agent_configure schema). */
 export interface ConfigureInput {
@@ -101,17 +102,8 @@ async function validate(
   }
   const catalog = await fetchCatalog(adapter, bin, deps.env);
   const wanted = model ?? rec.model;
-  const entry = catalog.models.find((m) => m.id === wanted) ?? null;
-  if (model !== null && !entry && catalog.source !== "claude-code-aliases") {
-    throw new AppError(
-      "MODEL_UNKNOWN",
-      `Cannot configure ${adapter.id} with model "${model}": not in the live catalog`,
-      {
-        suggestion: `use one of ${catalog.models.filter((m) => !m.hidden).map((m) => m.id).join(", ")}`,
-        data: { available: catalog.models.map((m) => m.id) },
-      },
-    );
-  }
+  const entry = catalogEntry(catalog, wanted);
+  if (model !== null && !entry) throw unknownModel(adapter, model, catalog, "configure");
   if (effort !== null && adapter.efforts === null) {
     const accepted = entry ? entry.efforts : [...new Set(catalog.models.flatMap((m) => m.efforts))];
     if (!accepted.includes(effort)) {
@@ -126,12 +118,12 @@ async function validate(
 }
 
 /** Refuses (nothing typed) unless the agent idles at an empty composer. */
-async function assertIdle(deps: AgentDeps, adapter: HarnessAdapter, rec: AgentRecord, id: string): Promise<void> {
-  const pane = await deps.terminal.mux.paneInfo(id);
-  if (!pane || pane.paneDead) {
+async function assertIdle(session: AgentSession): Promise<void> {
+  const { deps, adapter, rec, id } = session;
+  if (!(await session.alive())) {
     throw new AppError("SESSION_ENDED", `Cannot configure agent session "${id}": the ${rec.harness} process has ended`);
   }
-  const state = await screenState(deps.terminal.mux, adapter, id);
+  const state = await session.input.state();
   if (state.kind === "blocked") {
     throw new AppError("AGENT_BLOCKED", `Cannot configure agent session "${id}": it shows a dialog (${state.reason})`, {
       suggestion: "nothing was typed; answer the dialog first (agent_approval for approvals)",
@@ -157,11 +149,11 @@ async function assertIdle(deps: AgentDeps, adapter: HarnessAdapter, rec: AgentRe
 }
 
 /** Backs out of whatever picker the flow left open (bounded). */
-async function leave(deps: AgentDeps, adapter: HarnessAdapter, id: string): Promise<void> {
+async function leave(input: PaneInput): Promise<void> {
   for (let i = 0; i < 4; i++) {
-    const keys = adapter.configure?.leave(await deps.terminal.mux.capture(id).catch(() => "")) ?? null;
+    const keys = input.adapter.configure?.leave(await input.screen()) ?? null;
     if (!keys) return;
-    await runSteps(deps.terminal.mux, id, keys);
+    await input.steps(keys);
     await pause(250);
   }
 }
@@ -169,15 +161,11 @@ async function leave(deps: AgentDeps, adapter: HarnessAdapter, id: string): Prom
 type Done = Extract<ConfigureVerdict, { kind: "done" }>;
 
 /** Runs one stage: its keys, then its verdicts, until it is done, next, failed or out of time. */
-async function runStage(
-  deps: AgentDeps,
-  adapter: HarnessAdapter,
-  id: string,
-  stage: ConfigureStage,
-): Promise<Done | null> {
-  const capture = () => deps.terminal.mux.capture(id, { scrollback: SCROLLBACK }).catch(() => "");
+async function runStage(input: PaneInput, stage: ConfigureStage): Promise<Done | null> {
+  const { adapter, id } = input;
+  const capture = () => input.screen({ scrollback: SCROLLBACK });
   const fail = async (code: "CONFIGURE_REJECTED" | "CONFIGURE_UNCONFIRMED", why: string, vendor: string | null) => {
-    await leave(deps, adapter, id);
+    await leave(input);
     return new AppError(code, `Cannot configure agent session "${id}": ${why}`, {
       data: { stage: stage.name, vendor_message: vendor },
       suggestion: code === "CONFIGURE_REJECTED"
@@ -188,7 +176,7 @@ async function runStage(
   const before = await capture();
   let keys = stage.keys(before);
   if (!keys) throw await fail("CONFIGURE_REJECTED", `the screen does not offer what step ${stage.name} needs`, null);
-  await runSteps(deps.terminal.mux, id, keys);
+  await input.steps(keys);
   const deadline = Date.now() + STAGE_MS;
   for (let rounds = 1;;) {
     await pause(100);
@@ -205,18 +193,19 @@ async function runStage(
     if (!keys || ++rounds > STAGE_ROUNDS) {
       throw await fail("CONFIGURE_REJECTED", `${adapter.id} does not offer that choice (step ${stage.name})`, null);
     }
-    await runSteps(deps.terminal.mux, id, keys);
+    await input.steps(keys);
   }
 }
 
 /**
  * Changes model and/or effort in place (see module doc).
- * @throws {AppError} INVALID_ARGUMENT, SESSION_STALE, AGENT_SESSION_REQUIRED, CONFIGURE_UNSUPPORTED,
+ * @throws {AppError} INVALID_ARGUMENT, SESSION_STALE, SESSION_NOT_FOUND, AGENT_SESSION_REQUIRED, CONFIGURE_UNSUPPORTED,
  * EFFORT_UNSUPPORTED, MODEL_UNKNOWN, MODEL_CATALOG_UNAVAILABLE, SESSION_ENDED, AGENT_BLOCKED, AGENT_BUSY,
  * AGENT_NOT_READY, SEND_LOCK_BUSY, CONFIGURE_REJECTED, CONFIGURE_UNCONFIRMED
  */
 export async function configureAgent(input: ConfigureInput, deps: AgentDeps): Promise<ConfigureReceipt> {
   const model = field(input.model, "model");
+  if (model !== null) checkModelShape(model);
   const effort = field(input.reasoning_effort, "reasoning_effort");
   if (model === null && effort === null) {
     throw new AppError("INVALID_ARGUMENT", "Cannot configure: pass model, reasoning_effort or both", {
@@ -225,11 +214,12 @@ export async function configureAgent(input: ConfigureInput, deps: AgentDeps): Pr
   }
   const id = input.session_id;
   await deps.terminal.checkGeneration(id, input.generation);
-  const first = await agentOf(deps, id);
+  const first = await AgentSession.open(deps, id);
   const entry = await validate(first.adapter, first.rec, model, effort, deps);
   return await deps.terminal.withLock(id, async () => {
-    const { rec, adapter } = await agentOf(deps, id);
-    await assertIdle(deps, adapter, rec, id);
+    const session = await AgentSession.open(deps, id);
+    const { rec, adapter } = session;
+    await assertIdle(session);
     const goal: ConfigureGoal = {
       model,
       modelLabel: entry?.displayName ?? null,
@@ -243,7 +233,7 @@ export async function configureAgent(input: ConfigureInput, deps: AgentDeps): Pr
     let now = { model: rec.model, effort: rec.reasoning_effort };
     let persisted: boolean | null = null;
     for (const stage of adapter.configure!.stages(goal)) {
-      const done = await runStage(deps, adapter, id, stage);
+      const done = await runStage(session.input, stage);
       if (!done) continue;
       confirmations.push(done.message);
       now = {

@@ -1,16 +1,22 @@
 /**
  * Sending to an agent session: decided at send time from the turn marker, the transcript and the
  * screen. A running turn takes the text as a steer (same completion boundary); an idle agent gets a
- * new turn with a new event cursor. A blocking dialog refuses the send with nothing typed.
+ * new turn with a new event cursor. A harness that is still starting (a launch without a prompt) is
+ * waited for, bounded, until it accepts input; a blocking dialog refuses the send with nothing typed.
+ * Everything is typed through the session's one chokepoint (lib/agent/typing.ts).
  */
 import { AppError } from "../errors.ts";
-import { getHarness, type HarnessAdapter } from "../../harnesses/mod.ts";
-import { type AgentRecord, lineagePreface, readAgentRecord, writeAgentRecord } from "./record.ts";
+import type { HarnessAdapter } from "../../harnesses/mod.ts";
+import { type AgentRecord, lineagePreface } from "./record.ts";
 import { loadTurns, pinByPrompt } from "./turns.ts";
-import { pasteAndSubmit, screenState } from "./typing.ts";
+import { cleanPrompt } from "./typing.ts";
 import { recoverPaneInput } from "./pane_recovery.ts";
 import { steerRunningTurn } from "./steer.ts";
-import type { AgentDeps } from "./launch.ts";
+import { type AgentDeps, agentOf, AgentSession } from "./session.ts";
+import { startupGate, startupTimeoutMs } from "./startup.ts";
+import { sanitizeInput } from "../terminal/mod.ts";
+
+export { agentOf };
 
 /** What a dispatch or steer did. */
 export interface DispatchReceipt {
@@ -28,6 +34,8 @@ export interface DispatchReceipt {
   generation: string | null;
   /** Dialogs aiterm dismissed before typing (e.g. grok_rate_limit_dialog_dismissed). */
   pane_input_recovery: string[];
+  /** How long the send waited for a starting harness to accept input (0: it already did). */
+  waited_for_input_ms: number;
 }
 
 /** Options for {@link dispatchTurn}. */
@@ -43,18 +51,8 @@ export interface DispatchOptions {
   beforeNewTurn?: (cursor: number, rec: AgentRecord) => Promise<void>;
   /** Called under the send lock before a steer is typed into the running turn; a throw refuses the steer. */
   beforeSteer?: (joinedCursor: number | null, rec: AgentRecord) => Promise<void>;
-}
-
-/** The agent record and adapter of a session, or AGENT_SESSION_REQUIRED. */
-export async function agentOf(deps: AgentDeps, id: string): Promise<{ rec: AgentRecord; adapter: HarnessAdapter }> {
-  const rec = await readAgentRecord(deps.terminal.sessionDir(id));
-  const adapter = rec ? getHarness(rec.harness) : null;
-  if (!rec || !adapter) {
-    throw new AppError("AGENT_SESSION_REQUIRED", `Session "${id}" has no agent launched by aiterm`, {
-      suggestion: "use agent_launch, or pty_send without agent options",
-    });
-  }
-  return { rec, adapter };
+  /** Called about once a second while the send waits for a starting harness (elapsed ms, its state now). */
+  onWaitForInput?: (elapsedMs: number, state: string) => Promise<void> | void;
 }
 
 /** Whether the launch's current turn is still running (marker + transcript + screen). */
@@ -83,9 +81,93 @@ export async function turnRunning(
   return { running: busyOnScreen || last?.status === "running", rec: next, turnCount };
 }
 
+function ended(s: AgentSession): AppError {
+  return new AppError(
+    "SESSION_ENDED",
+    `Cannot send to agent session "${s.id}": the ${s.rec.harness} process has ended`,
+    { suggestion: "read its last answer with pty_read agent_transcript:true; pty_close it when done" },
+  );
+}
+
+function blocked(s: AgentSession, reason: string): AppError {
+  return new AppError(
+    "AGENT_BLOCKED",
+    `Cannot send to agent session "${s.id}": ${s.rec.harness} shows a blocking screen (${reason})`,
+    {
+      suggestion: "nothing was typed; look at it with pty_read screen:true and answer it (pty_key), or pty_close",
+      data: { reason },
+    },
+  );
+}
+
+/** The start-up gate's refusal as the send's error (nothing was typed but the gate's own answers). */
+function gateRefusal(s: AgentSession, reason: string, waitedMs: number): AppError {
+  if (reason === "harness_exited") return ended(s);
+  const sandbox = s.adapter.sandboxRefusal;
+  if (sandbox && reason.startsWith(`${sandbox.code}: `)) {
+    const cause = reason.slice(sandbox.code.length + 2);
+    return new AppError(sandbox.code, `${s.rec.harness} in session "${s.id}" refused to start its sandbox: ${cause}`, {
+      suggestion: "nothing was sent; fix the cause, then pty_close the session and launch again",
+      data: { cause },
+    });
+  }
+  if (reason === "startup_timeout") {
+    return new AppError(
+      "AGENT_NOT_READY",
+      `Cannot send to agent session "${s.id}": ${s.rec.harness} did not accept input within ${
+        Math.round(waitedMs / 1000)
+      } s of waiting`,
+      { suggestion: "nothing was typed; look at it with pty_read screen:true", data: { waited_ms: waitedMs } },
+    );
+  }
+  return blocked(s, reason);
+}
+
+/**
+ * Makes sure the harness takes input now: the pre-dispatch recoveries (Grok), a live pane, and — when
+ * it is still starting — the start-up gate (bounded, reported through `onWait`). Returns the
+ * recoveries done, whether the screen shows a running turn, and how long it waited.
+ * @throws {AppError} SESSION_ENDED, TMUX_SERVER_GONE, AGENT_BLOCKED, AGENT_NOT_READY, GROK_*
+ */
+async function acceptingInput(
+  s: AgentSession,
+  onWait: DispatchOptions["onWaitForInput"],
+): Promise<{ recovered: string[]; busy: boolean; waitedMs: number }> {
+  const pane = await s.terminal.pane(s.id);
+  const alive = !!pane && !pane.paneDead;
+  // Pre-dispatch recovery (Grok): a refused sandbox, or the usage-limit card dismissed once.
+  const recovered = await recoverPaneInput(s.input, s.rec, s.deps.env, alive);
+  if (!alive) {
+    if (!pane) await s.terminal.throwIfServerGone(s.id, "send to agent");
+    throw ended(s);
+  }
+  let state = await s.input.state();
+  let waitedMs = 0;
+  if (state.kind === "starting") {
+    // A launch without a prompt only started the CLI: this send is where input acceptance is confirmed.
+    const started = Date.now();
+    const gate = await startupGate(s.input, {
+      trustProject: false,
+      timeoutMs: startupTimeoutMs(),
+      ...(onWait ? { onWait } : {}),
+    });
+    waitedMs = Date.now() - started;
+    if (gate.status !== "ready") throw gateRefusal(s, gate.reason, waitedMs);
+    state = await s.input.state();
+  }
+  if (state.kind === "blocked") throw blocked(s, state.reason);
+  if (state.kind === "exited" || state.kind === "starting") {
+    throw new AppError("AGENT_NOT_READY", `Cannot send to agent session "${s.id}": ${s.rec.harness} is ${state.kind}`, {
+      suggestion: "nothing was typed; try again when it shows its prompt",
+    });
+  }
+  return { recovered, busy: state.kind === "busy", waitedMs };
+}
+
 /**
  * Sends `text` to an agent session (see module doc). Runs under the session's send lock.
- * @throws {AppError} AGENT_SESSION_REQUIRED, AGENT_BLOCKED, AGENT_NOT_READY, SESSION_ENDED
+ * @throws {AppError} SESSION_NOT_FOUND, AGENT_SESSION_REQUIRED, AGENT_BLOCKED, AGENT_NOT_READY,
+ *   SESSION_ENDED, INPUT_TOO_LARGE, INVALID_ARGUMENT (blank text), AGENT_STEER_NOT_TAKEN
  */
 export async function dispatchTurn(
   deps: AgentDeps,
@@ -93,108 +175,72 @@ export async function dispatchTurn(
   text: string,
   options: DispatchOptions = {},
 ): Promise<DispatchReceipt> {
+  cleanPrompt(text);
   return await deps.terminal.withLock(id, async () => {
-    const { rec, adapter } = await agentOf(deps, id);
-    const pane = await deps.terminal.mux.paneInfo(id);
-    // Pre-dispatch recovery (Grok): a refused sandbox, or the usage-limit card dismissed once.
-    const recovered = await recoverPaneInput(deps, id, rec, adapter, !!pane && !pane.paneDead);
-    if (!pane || pane.paneDead) {
-      if (!pane) await deps.terminal.throwIfServerGone(id, "send to agent");
-      throw new AppError(
-        "SESSION_ENDED",
-        `Cannot send to agent session "${id}": the ${rec.harness} process has ended`,
-        {
-          suggestion: "read its last answer with pty_read agent_transcript:true; pty_close it when done",
-        },
-      );
-    }
-    const state = await screenState(deps.terminal.mux, adapter, id);
-    if (state.kind === "blocked") {
-      throw new AppError(
-        "AGENT_BLOCKED",
-        `Cannot send to agent session "${id}": ${rec.harness} shows a blocking screen (${state.reason})`,
-        {
-          suggestion: "nothing was typed; look at it with pty_read screen:true and answer it (pty_key), or pty_close",
-          data: { reason: state.reason },
-        },
-      );
-    }
-    if (state.kind === "exited" || state.kind === "starting") {
-      throw new AppError("AGENT_NOT_READY", `Cannot send to agent session "${id}": ${rec.harness} is ${state.kind}`, {
-        suggestion: "nothing was typed; try again when it shows its prompt",
-      });
-    }
-    const status = await turnRunning(deps, rec, adapter, state.kind === "busy");
+    const s = await AgentSession.open(deps, id);
+    const ready = await acceptingInput(s, options.onWaitForInput);
+    const status = await turnRunning(deps, s.rec, s.adapter, ready.busy);
     let next = status.rec;
     const images = options.images ?? [];
     const imageNote = images.length ? `\n\n[attached images: ${images.join(", ")}]` : "";
+    const receipt = async (fields: Pick<DispatchReceipt, "mode" | "event_cursor" | "joined_event_cursor">) => ({
+      ...fields,
+      session_id: id,
+      harness: s.rec.harness,
+      launch_id: s.rec.launch_id,
+      generation: (await deps.terminal.meta(id))?.generation ?? null,
+      pane_input_recovery: ready.recovered,
+      waited_for_input_ms: ready.waitedMs,
+    });
     if (status.running && options.allowSteer !== false) {
       await options.beforeSteer?.(next.active_turn?.index ?? null, next);
       // A steer is claimed only when the text joined the turn; otherwise AGENT_STEER_NOT_TAKEN says where it is.
       let joined: number | null;
       try {
-        joined = await steerRunningTurn(deps, id, next, adapter, text + imageNote);
+        joined = await steerRunningTurn(s, next, text + imageNote);
       } finally {
-        await writeAgentRecord(deps.terminal.sessionDir(id), next);
+        await s.save(next);
       }
       return {
-        mode: "agent_steer",
-        session_id: id,
-        harness: rec.harness,
-        launch_id: rec.launch_id,
-        event_cursor: null,
-        joined_event_cursor: joined,
+        ...(await receipt({ mode: "agent_steer", event_cursor: null, joined_event_cursor: joined })),
         submit_residue: false,
         turn_started: true,
-        generation: (await deps.terminal.meta(id))?.generation ?? null,
-        pane_input_recovery: recovered,
       };
     }
     // The transcript was just read by turnRunning (and pinned into `next` if new): its turn count is the cursor.
     const cursor = status.turnCount;
     await options.beforeNewTurn?.(cursor, next);
-    const body = (next.preface_pending ? lineagePreface(next.lineage, id) : "") + text + imageNote;
+    // As the chokepoint types it (sanitised), so the transcript's record of it can be recognised.
+    const body = sanitizeInput((next.preface_pending ? lineagePreface(next.lineage, id) : "") + text + imageNote).text;
     next = { ...next, preface_pending: false, active_turn: { index: cursor, dispatched_at_ms: Date.now() } };
-    await writeAgentRecord(deps.terminal.sessionDir(id), next);
-    const residue = await pasteAndSubmit(deps.terminal.mux, adapter, id, body);
-    const started = await turnStarted(deps, next, adapter, id, cursor, body);
-    if (started.pinned) {
-      await writeAgentRecord(deps.terminal.sessionDir(id), { ...next, transcript_path: started.pinned });
-    }
+    await s.save(next);
+    const residue = await s.input.submit(body);
+    const started = await turnStarted(s, next, cursor, body);
+    if (started.pinned) await s.save({ ...next, transcript_path: started.pinned });
     return {
-      mode: "agent_dispatch",
-      session_id: id,
-      harness: rec.harness,
-      launch_id: rec.launch_id,
-      event_cursor: cursor,
-      joined_event_cursor: null,
+      ...(await receipt({ mode: "agent_dispatch", event_cursor: cursor, joined_event_cursor: null })),
       submit_residue: residue,
       turn_started: started.started,
-      generation: (await deps.terminal.meta(id))?.generation ?? null,
-      pane_input_recovery: recovered,
     };
   });
 }
 
 /** Evidence that the turn began: the transcript has it, or the screen shows the busy display. */
 async function turnStarted(
-  deps: AgentDeps,
+  s: AgentSession,
   rec: AgentRecord,
-  adapter: HarnessAdapter,
-  id: string,
   cursor: number,
   body: string,
 ): Promise<{ started: boolean; pinned: string | null }> {
   const deadline = Date.now() + 5000;
   let pinned: string | null = null;
   while (Date.now() < deadline) {
-    if (!rec.transcript_path && !pinned) pinned = await pinByPrompt(adapter, rec, deps.env, body);
-    const loaded = await loadTurns(adapter, pinned ? { ...rec, transcript_path: pinned } : rec, deps.env);
+    if (!rec.transcript_path && !pinned) pinned = await pinByPrompt(s.adapter, rec, s.deps.env, body);
+    const loaded = await s.turns(pinned ? { ...rec, transcript_path: pinned } : rec);
     if (loaded.turns.length > cursor) {
       return { started: true, pinned: pinned ?? (loaded.newlyPinned ? loaded.path : null) };
     }
-    const s = await screenState(deps.terminal.mux, adapter, id);
-    if (s.kind === "busy") return { started: true, pinned };
+    if ((await s.input.state()).kind === "busy") return { started: true, pinned };
     await new Promise((r) => setTimeout(r, 150));
   }
   return { started: false, pinned };

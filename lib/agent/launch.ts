@@ -3,41 +3,40 @@
  * session with the user's normal environment plus aiterm's lineage variables, pass the start-up
  * gate, and dispatch the first prompt without waiting for its answer.
  */
-import { extname, isAbsolute, join } from "node:path";
-import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { extname, isAbsolute } from "node:path";
 import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
 import { windowsArgumentList } from "../self_command.ts";
-import { INPUT_LIMIT_BYTES, type Terminal } from "../terminal/mod.ts";
 import {
   getHarness,
   type HarnessAdapter,
   harnessBinary,
   type HarnessId,
-  type ModelCatalog,
+  type LaunchSpec,
   resolveBinary,
 } from "../../harnesses/mod.ts";
 import { findExecutable } from "../../platform/mod.ts";
 import { type DispatchOptions, type DispatchReceipt, dispatchTurn } from "./dispatch.ts";
-import { type AgentRecord, childLineage, lineageEnv, writeAgentRecord } from "./record.ts";
+import {
+  type AgentRecord,
+  checkLineageEnv,
+  childLineage,
+  lineageEnv,
+  lineageNotice,
+  writeAgentRecord,
+} from "./record.ts";
+import { confirmFast } from "./fast.ts";
+import { catalogEntry, checkModelShape, fetchCatalog, unknownModel } from "./models.ts";
+import type { AgentDeps } from "./session.ts";
 import { startupGate, type StartupResult } from "./startup.ts";
+import { cleanPrompt, PaneInput } from "./typing.ts";
 import { type WaitProcess, waitProcessFor } from "./wait_process.ts";
+import { launchRequestDigest, replayedReceipt, type ReplayRequest, saveLaunchForReplay } from "./launch_replay.ts";
 
-/** Input of {@link launchAgent} (the agent_launch schema). */
-export interface LaunchInput {
+/** Input of {@link launchAgent} (the agent_launch schema): the replay-compared fields plus the names. */
+export interface LaunchInput extends ReplayRequest {
   harness: HarnessId;
-  model?: string | null | undefined;
-  reasoning_effort?: string | null | undefined;
-  fast?: boolean | null | undefined;
-  prompt?: string | null | undefined;
-  image?: string[] | undefined;
-  cwd?: string | null | undefined;
-  env_vars?: string[] | undefined;
-  write_scope?: string | null | undefined;
   session_name?: string | null | undefined;
-  trust_project?: boolean | undefined;
-  throughline_source_session?: string | null | undefined;
-  throughline_supplement_file?: string | null | undefined;
   launch_operation_id?: string | null | undefined;
 }
 
@@ -69,12 +68,7 @@ export interface LaunchReceipt {
 const IMAGE_EXTS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
 const OPERATION_ID = /^sha256:[0-9a-f]{64}$/;
 
-/** Dependencies of {@link launchAgent}. */
-export interface AgentDeps {
-  terminal: Terminal;
-  env: Record<string, string>;
-  defaultCwd: string;
-}
+export type { AgentDeps };
 
 async function validate(
   input: LaunchInput,
@@ -116,11 +110,9 @@ async function validate(
   if (input.model !== undefined && input.model !== null && input.model.trim() === "") {
     throw new AppError("INVALID_ARGUMENT", "Cannot launch: model is empty", { data: { field: "model" } });
   }
-  if (input.prompt && new TextEncoder().encode(input.prompt).length > INPUT_LIMIT_BYTES) {
-    throw new AppError("INPUT_TOO_LARGE", `Cannot launch: the prompt is over ${INPUT_LIMIT_BYTES} bytes of UTF-8`, {
-      data: { limit_bytes: INPUT_LIMIT_BYTES },
-    });
-  }
+  // The first prompt follows the rule of every typed prompt (lib/agent/typing.ts): checked here, before
+  // anything exists, and sanitised by the chokepoint when it is typed.
+  if (input.prompt != null && input.prompt !== "") cleanPrompt(input.prompt, "prompt");
   for (const img of input.image ?? []) {
     const ok = isAbsolute(img) && IMAGE_EXTS.has(extname(img).toLowerCase()) &&
       (await Deno.stat(img).then((s) => s.isFile, () => false));
@@ -144,6 +136,8 @@ async function validate(
       });
     }
   }
+  checkThroughlineArgs(input);
+  checkLineageEnv(deps.env);
   if (
     (input.throughline_source_session || input.throughline_supplement_file) &&
     !findExecutable("throughline", deps.env.PATH)
@@ -173,6 +167,7 @@ async function validate(
 }
 
 async function validateModel(adapter: HarnessAdapter, bin: string, input: LaunchInput, deps: AgentDeps): Promise<void> {
+  if (input.model != null) checkModelShape(input.model);
   const needCatalog = (input.model != null) || (input.reasoning_effort != null && adapter.efforts === null) ||
     input.fast != null;
   if (input.reasoning_effort != null && adapter.efforts !== null && !adapter.efforts.includes(input.reasoning_effort)) {
@@ -196,20 +191,11 @@ async function validateModel(adapter: HarnessAdapter, bin: string, input: Launch
       `Cannot launch "${input.model}" with fast:false: the model id is a fast variant`,
     );
   }
+  // A harness without a catalog command gets the shape check above only (agent_models: catalog "unavailable").
   if (!needCatalog || !adapter.modelCatalog) return;
   const catalog = await fetchCatalog(adapter, bin, deps.env);
-  const id = input.model ?? catalog.defaultModel;
-  const model = catalog.models.find((m) => m.id === id);
-  if (input.model != null && !model && catalog.source !== "claude-code-aliases") {
-    throw new AppError(
-      "MODEL_UNKNOWN",
-      `Cannot launch ${adapter.id} with model "${input.model}": it is not in the live catalog`,
-      {
-        suggestion: `use one of ${catalog.models.filter((m) => !m.hidden).map((m) => m.id).join(", ")}`,
-        data: { available: catalog.models.map((m) => m.id) },
-      },
-    );
-  }
+  const model = catalogEntry(catalog, input.model ?? catalog.defaultModel);
+  if (input.model != null && !model) throw unknownModel(adapter, input.model, catalog, "launch");
   if (
     input.reasoning_effort != null && adapter.efforts === null && model && model.efforts.length > 0 &&
     !model.efforts.includes(input.reasoning_effort)
@@ -238,9 +224,17 @@ export async function launchAgent(
   hooks: Pick<DispatchOptions, "beforeNewTurn"> = {},
 ): Promise<LaunchReceipt> {
   checkOperationId(input);
-  if (input.launch_operation_id != null && input.session_name != null) {
-    // Exact replay: the same operation id for the same session returns the first receipt, launches nothing.
-    const replay = await replayReceipt(deps, input.session_name, input.launch_operation_id);
+  const request = input.launch_operation_id != null ? await launchRequestDigest(input, deps.defaultCwd) : null;
+  if (input.launch_operation_id != null && input.session_name != null && request) {
+    // Exact replay: the same operation id and request for the same session returns the first receipt and
+    // launches nothing; the same id with another request is LAUNCH_OPERATION_CONFLICT (lib/agent/launch_replay.ts).
+    const replay = /^[A-Za-z0-9_-]{1,64}$/.test(input.session_name)
+      ? await replayedReceipt<LaunchReceipt>(
+        deps.terminal.sessionDir(input.session_name),
+        input.launch_operation_id,
+        request,
+      )
+      : null;
     if (replay) return replay;
     if (!(await deps.terminal.nameAvailable(input.session_name))) {
       throw new AppError(
@@ -255,16 +249,20 @@ export async function launchAgent(
   const { adapter, bin, cwd } = await validate(input, deps);
   const launchId = crypto.randomUUID().replaceAll("-", "");
   const sessionUuid = crypto.randomUUID();
-  const spec = adapter.buildLaunch({
-    bin,
-    cwd,
-    model: input.model ?? null,
-    reasoningEffort: input.reasoning_effort ?? null,
-    writeScope: input.write_scope ?? null,
-    fast: input.fast ?? null,
-    images: input.image ?? [],
-    sessionUuid,
-  });
+  // The argv is built again once the session id is known, with the sub-agent notice in it (buildLaunch is pure).
+  const buildSpec = (notice: string | null): LaunchSpec =>
+    adapter.buildLaunch({
+      bin,
+      cwd,
+      model: input.model ?? null,
+      reasoningEffort: input.reasoning_effort ?? null,
+      writeScope: input.write_scope ?? null,
+      fast: input.fast ?? null,
+      images: input.image ?? [],
+      sessionUuid,
+      notice,
+    });
+  let spec = buildSpec(null);
   const copied: Record<string, string> = {};
   for (const name of input.env_vars ?? []) copied[name] = deps.env[name]!;
   let record: AgentRecord | null = null;
@@ -273,6 +271,7 @@ export async function launchAgent(
     cwd,
     build: (id) => {
       const lineage = childLineage(deps.env, id);
+      spec = buildSpec(lineageNotice(lineage, id));
       record = {
         schema: "aiterm.agent.v1",
         launch_id: launchId,
@@ -283,7 +282,9 @@ export async function launchAgent(
         pinned_session_id: spec.pinnedSessionId,
         transcript_path: null,
         lineage,
-        preface_pending: true,
+        // The notice went to the harness's system-prompt channel, or it is typed before the first prompt.
+        preface_pending: spec.noticeChannel === null,
+        notice_channel: spec.noticeChannel,
         model: input.model ?? null,
         reasoning_effort: input.reasoning_effort ?? null,
         write_scope: input.write_scope ?? null,
@@ -300,9 +301,13 @@ export async function launchAgent(
   log("info", "agent launched", { session_id: id, harness: adapter.id });
 
   let startup: StartupResult = { status: "not_checked", reason: "no_prompt_or_trust_requested" };
-  if (input.prompt || input.trust_project) {
-    startup = await startupGate(deps.terminal, adapter, id, { trustProject: input.trust_project ?? false });
+  // fast:true by a launch option is confirmed on the ready screen, so the gate runs for it too.
+  if (input.prompt || input.trust_project || spec.fastBy === "launch_option") {
+    startup = await startupGate(new PaneInput(deps.terminal, id, adapter), {
+      trustProject: input.trust_project ?? false,
+    });
   }
+  const fast = await confirmFast(deps.terminal, id, adapter, input, spec, startup);
   let initial: LaunchReceipt["initial_prompt"] = { status: "not_requested", reason: "no_prompt", turn_started: null };
   let dispatch: DispatchReceipt | null = null;
   if (input.prompt) {
@@ -333,14 +338,8 @@ export async function launchAgent(
     wait_command: wait ? `aiterm-wait --session ${id} --cursor ${cursor} --generation ${opened.generation}` : null,
     submit_residue: dispatch ? dispatch.submit_residue : null,
     managed_completion: true,
-    // A fast model id given directly (fast omitted) launches as is: the seat is fast.
-    fast: input.fast == null && input.model != null && /(^|-)fast($|-)/.test(input.model),
-    fast_error: input.fast === true
-      ? {
-        code: "FAST_MODE_UNCONFIRMED",
-        message: `aiterm cannot confirm a switch to fast mode in ${adapter.id}; launched at normal speed`,
-      }
-      : null,
+    fast: fast.fast,
+    fast_error: fast.error,
     attach_command: opened.attach_command,
     generation: opened.generation,
   };
@@ -348,36 +347,33 @@ export async function launchAgent(
     receipt.write_scope = input.write_scope;
     receipt.write_scope_enforcement = spec.writeScopeEnforcement ?? "declaration_only_unsupported";
   }
-  if (input.launch_operation_id != null) {
-    await writeJsonAtomic(join(deps.terminal.sessionDir(id), "launch_receipt.json"), {
-      launch_operation_id: input.launch_operation_id,
-      receipt,
-    }).catch(() => {});
+  if (input.launch_operation_id != null && request) {
+    await saveLaunchForReplay(deps.terminal.sessionDir(id), input.launch_operation_id, request, receipt);
   }
   return receipt;
 }
 
+export { fetchCatalog };
+
 /**
- * The harness's live model catalog (no fallback).
- * @throws {AppError} MODEL_CATALOG_UNAVAILABLE
+ * Throughline arguments that cannot be right whatever is installed (reported before THROUGHLINE_UNAVAILABLE):
+ * a supplement needs a source session, and the source's context goes before a mission (the prompt).
+ * @throws {AppError} INVALID_ARGUMENT
  */
-export async function fetchCatalog(
-  adapter: HarnessAdapter,
-  bin: string,
-  env: Record<string, string>,
-): Promise<ModelCatalog> {
-  if (!adapter.modelCatalog) {
-    throw new AppError("MODEL_CATALOG_UNAVAILABLE", `${adapter.id} has no model catalog command`);
-  }
-  try {
-    return await adapter.modelCatalog(bin, env);
-  } catch (err) {
+function checkThroughlineArgs(input: LaunchInput): void {
+  const source = input.throughline_source_session ?? null;
+  if (input.throughline_supplement_file != null && source === null) {
     throw new AppError(
-      "MODEL_CATALOG_UNAVAILABLE",
-      `${adapter.id} could not list its models: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
+      "INVALID_ARGUMENT",
+      "Cannot launch: throughline_supplement_file needs throughline_source_session",
+      { data: { field: "throughline_supplement_file" } },
+    );
+  }
+  if (source !== null && (input.prompt == null || input.prompt.trim() === "")) {
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "Cannot launch: throughline_source_session needs a prompt (the mission its context goes before)",
+      { data: { field: "prompt" } },
     );
   }
 }
@@ -399,14 +395,6 @@ function checkOperationId(input: LaunchInput): void {
       );
     }
   }
-}
-
-async function replayReceipt(deps: AgentDeps, name: string, operationId: string): Promise<LaunchReceipt | null> {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) return null;
-  const saved = await readJsonFile<{ launch_operation_id: string; receipt: LaunchReceipt }>(
-    join(deps.terminal.sessionDir(name), "launch_receipt.json"),
-  ).catch(() => null);
-  return saved?.launch_operation_id === operationId ? saved.receipt : null;
 }
 
 export { windowsArgumentList };

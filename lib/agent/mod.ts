@@ -1,6 +1,8 @@
 /** The agent layer's way in. */
 export { fetchCatalog, launchAgent } from "./launch.ts";
-export type { AgentDeps, LaunchInput, LaunchReceipt } from "./launch.ts";
+export type { LaunchInput, LaunchReceipt } from "./launch.ts";
+export { AgentSession } from "./session.ts";
+export type { AgentDeps } from "./session.ts";
 export { agentOf, dispatchTurn } from "./dispatch.ts";
 export type { DispatchReceipt } from "./dispatch.ts";
 export { readAnswer } from "./answer.ts";
@@ -10,8 +12,8 @@ export type { WaitOutcome } from "./waiter.ts";
 export { waitProcessFor } from "./wait_process.ts";
 export type { WaitProcess } from "./wait_process.ts";
 export { readAgentRecord } from "./record.ts";
-export { observeAgent } from "./observe.ts";
-export type { AgentObservation } from "./observe.ts";
+export { agentSessionView, observeAgent } from "./observe.ts";
+export type { AgentObservation, AgentSessionView } from "./observe.ts";
 export { approvalDigest, runApproval } from "./approval.ts";
 export type { ApprovalInput, ApprovalResult } from "./approval.ts";
 export { configureAgent } from "./configure.ts";

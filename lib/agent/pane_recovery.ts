@@ -8,10 +8,9 @@
 import { AppError } from "../errors.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
-import type { AgentDeps } from "./launch.ts";
 import type { AgentRecord } from "./record.ts";
 import { loadTurns } from "./turns.ts";
-import { runSteps } from "./typing.ts";
+import type { PaneInput } from "./typing.ts";
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,27 +18,26 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const READY_MS = 5000;
 
 /**
- * Runs the pre-dispatch checks on session `id` and returns the recoveries done (`pane_input_recovery`).
- * `alive` is false when the harness process has ended: only then is the sandbox refusal looked for, and
- * only while it is alive the card.
+ * Runs the pre-dispatch checks on the session of `input` and returns the recoveries done
+ * (`pane_input_recovery`). `alive` is false when the harness process has ended: only then is the
+ * sandbox refusal looked for, and only while it is alive the card.
  * @throws {AppError} GROK_SANDBOX_STARTUP_FAILED, GROK_RATE_LIMIT_RECOVERY_BLOCKED, GROK_RATE_LIMIT_RECOVERY_FAILED
  */
 export async function recoverPaneInput(
-  deps: AgentDeps,
-  id: string,
+  input: PaneInput,
   rec: AgentRecord,
-  adapter: HarnessAdapter,
+  env: Record<string, string | undefined>,
   alive: boolean,
 ): Promise<string[]> {
+  const { adapter, id } = input;
   const sandbox = adapter.sandboxRefusal;
   const card = adapter.rateLimitCard;
   if (!sandbox && !card) return [];
-  const mux = deps.terminal.mux;
-  const screen = await mux.capture(id).catch(() => "");
+  const screen = await input.screen();
   // The CLI exits after refusing: look only at an ended pane, history included (a screen clear can push the
   // first line of the message there).
   const cause = sandbox && !alive
-    ? sandbox.cause(await mux.capture(id, { scrollback: 200 }).catch(() => screen))
+    ? sandbox.cause((await input.terminal.screen(id, { scrollback: 200 })) ?? screen)
     : null;
   if (sandbox && cause) {
     throw new AppError(sandbox.code, `${rec.harness} in session "${id}" refused to start its sandbox: ${cause}`, {
@@ -50,7 +48,7 @@ export async function recoverPaneInput(
   }
   const keys = alive && card ? card.dismiss(screen) : null;
   if (!card || !keys) return [];
-  const latest = (await loadTurns(adapter, rec, deps.env)).turns.at(-1);
+  const latest = (await loadTurns(adapter, rec, env)).turns.at(-1);
   if (latest?.status !== "error") {
     throw new AppError(
       card.blockedCode,
@@ -63,13 +61,13 @@ export async function recoverPaneInput(
       },
     );
   }
-  await runSteps(mux, id, keys);
+  await input.steps(keys);
   const deadline = Date.now() + READY_MS;
   let stable = 0;
   let state = "unknown";
   while (Date.now() < deadline) {
     await pause(120);
-    const now = await mux.capture(id).catch(() => "");
+    const now = await input.screen();
     const s = adapter.classifyScreen(now);
     state = s.kind === "blocked" ? `blocked:${s.reason}` : s.kind;
     stable = s.kind === "ready" && !card.dismiss(now) ? stable + 1 : 0;
@@ -97,7 +95,7 @@ export async function limitCardAfterError(
 ): Promise<string | null> {
   const deadline = Date.now() + (adapter.rateLimitCard ? 3000 : 0);
   for (;;) {
-    const s = adapter.classifyScreen(await terminal.mux.capture(id).catch(() => ""));
+    const s = adapter.classifyScreen((await terminal.screen(id)) ?? "");
     if (s.kind === "blocked" && s.reason === "rate_limited") return s.detail ?? "rate limited";
     if (s.kind === "ready" || s.kind === "exited" || Date.now() >= deadline) return null;
     await pause(100);

@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import type { HarnessId } from "../../harnesses/mod.ts";
+import { AppError } from "../errors.ts";
 
 /** Sub-agent lineage injected into the launched agent. */
 export interface Lineage {
@@ -27,6 +28,8 @@ export interface AgentRecord {
   lineage: Lineage;
   /** The sub-agent preface has not been delivered yet (it goes before the first prompt). */
   preface_pending: boolean;
+  /** The harness's system-prompt channel that carried the notice at launch; null/absent when it is typed. */
+  notice_channel?: string | null;
   model: string | null;
   reasoning_effort: string | null;
   write_scope: string | null;
@@ -51,7 +54,25 @@ export function writeAgentRecord(sessionDir: string, rec: AgentRecord): Promise<
   return writeJsonAtomic(agentRecordPath(sessionDir), rec);
 }
 
-/** The lineage of a child launched from a process whose environment is `env`. */
+/**
+ * Refuses an inherited lineage aiterm cannot extend: an AITERM_DELEGATION_DEPTH that is set but is
+ * not a whole number from 0 to 999999 (a child's depth would otherwise be a guess).
+ * @throws {AppError} LINEAGE_INVALID
+ */
+export function checkLineageEnv(env: Record<string, string | undefined>): void {
+  const depth = env.AITERM_DELEGATION_DEPTH;
+  if (depth === undefined || depth === "" || /^[0-9]{1,6}$/.test(depth)) return;
+  throw new AppError(
+    "LINEAGE_INVALID",
+    "Cannot launch: the inherited AITERM_DELEGATION_DEPTH is not a whole number from 0 to 999999",
+    {
+      suggestion: "nothing was started; fix or unset AITERM_DELEGATION_DEPTH in the environment this server runs in",
+      data: { variable: "AITERM_DELEGATION_DEPTH" },
+    },
+  );
+}
+
+/** The lineage of a child launched from a process whose environment is `env` (checked by checkLineageEnv). */
 export function childLineage(env: Record<string, string | undefined>, childId: string): Lineage {
   const parent = env.AITERM_SESSION_ID ?? null;
   const depth = Number(env.AITERM_DELEGATION_DEPTH ?? "0");
@@ -77,13 +98,24 @@ export function lineageEnv(l: Lineage, launchId: string): Record<string, string>
   };
 }
 
-/** The opening context put before the child's first prompt. */
-export function lineagePreface(l: Lineage, sessionId: string): string {
-  return [
-    `[aiterm] You are a sub-agent running in aiterm session "${sessionId}"` +
+/**
+ * The sub-agent notice: who the child is, who launched it, its lineage and that it may delegate. It
+ * goes into the harness's system-prompt channel at launch when the harness has one.
+ */
+export function lineageNotice(l: Lineage, sessionId: string): string {
+  return `[aiterm] You are a sub-agent running in aiterm session "${sessionId}"` +
     (l.parent_session_id ? `, launched by session "${l.parent_session_id}"` : "") +
     `. Delegation depth ${l.delegation_depth}, lineage ${l.lineage.join(" > ")}; delegation_allowed=true ` +
-    "(you may hand work to further agents through aiterm when it helps). Reply to the task below.",
-    "",
-  ].join("\n");
+    "(you may hand work to further agents through aiterm when it helps).";
+}
+
+/** The line that ends the typed notice: what follows it is the task. */
+export const PREFACE_END = "--- end of the aiterm notice; the task follows ---";
+
+/**
+ * The notice typed before the child's first prompt, for a harness without a system-prompt channel:
+ * set apart from the task by a blank line and {@link PREFACE_END}.
+ */
+export function lineagePreface(l: Lineage, sessionId: string): string {
+  return [lineageNotice(l, sessionId), "", PREFACE_END, "", ""].join("\n");
 }

@@ -1,5 +1,5 @@
-import { assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
-import { childLineage, lineageEnv, lineagePreface } from "./record.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
+import { childLineage, lineageEnv, lineageNotice, lineagePreface, PREFACE_END } from "./record.ts";
 
 Deno.test("childLineage() extends the parent's lineage and depth, and ignores malformed parent values", () => {
   const top = childLineage({}, "t1");
@@ -30,10 +30,14 @@ Deno.test("lineageEnv() and lineagePreface() carry the same facts", () => {
     AITERM_DELEGATION_ALLOWED: "true",
     AITERM_LAUNCH_ID: "abc",
   });
-  const preface = lineagePreface(l, "kid");
+  const notice = lineageNotice(l, "kid");
   for (
     const part of ['session "kid"', 'session "p"', "depth 3", "r > p > kid", "delegation_allowed=true", "sub-agent"]
   ) {
-    assertStringIncludes(preface, part);
+    assertStringIncludes(notice, part);
   }
+  // Typed before a first prompt (no system-prompt channel), the notice is set apart from the task.
+  const typed = lineagePreface(l, "kid") + "the task";
+  assertEquals(typed, `${notice}\n\n${PREFACE_END}\n\nthe task`);
+  assert(!notice.includes("\n"), "the notice is one line");
 });

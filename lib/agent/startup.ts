@@ -3,10 +3,11 @@
  * (workspace trust and hooks review with trust_project; Claude's theme picker with its default).
  * A sign-in screen or anything else modal stops the gate with a reason, and nothing is typed. A
  * harness that refused to start its sandbox (Grok) stops it with `GROK_SANDBOX_STARTUP_FAILED: <cause>`.
+ *
+ * It runs at agent_launch (with a prompt or trust_project) and at the first send to an agent that is
+ * still starting (a launch without a prompt only starts the CLI: that send waits here, then dispatches).
  */
-import type { HarnessAdapter } from "../../harnesses/mod.ts";
-import type { Terminal } from "../terminal/mod.ts";
-import { runSteps } from "./typing.ts";
+import type { PaneInput } from "./typing.ts";
 
 /** The gate's verdict. */
 export interface StartupResult {
@@ -18,6 +19,8 @@ export interface StartupResult {
 export interface StartupOptions {
   trustProject: boolean;
   timeoutMs?: number;
+  /** Called about once a second while the gate waits (elapsed ms, the screen's state now). */
+  onWait?: (elapsedMs: number, state: string) => Promise<void> | void;
 }
 
 const POLL_MS = 120;
@@ -25,30 +28,34 @@ const STABLE_READS = 2;
 const MAX_ANSWERS = 6;
 /** Lines of history read with the screen when looking for a sandbox refusal. */
 const HISTORY = { scrollback: 200 };
+const REPORT_EVERY_MS = 1000;
 
-/** Runs the gate on a freshly launched session. */
-export async function startupGate(
-  terminal: Terminal,
-  adapter: HarnessAdapter,
-  id: string,
-  options: StartupOptions,
-): Promise<StartupResult> {
-  const timeoutMs = options.timeoutMs ?? Number(Deno.env.get("AITERM_AGENT_STARTUP_TIMEOUT_MS") ?? 60_000);
-  const deadline = Date.now() + timeoutMs;
+/** The gate's bound: AITERM_AGENT_STARTUP_TIMEOUT_MS, default 60 s. */
+export function startupTimeoutMs(): number {
+  const n = Number(Deno.env.get("AITERM_AGENT_STARTUP_TIMEOUT_MS") ?? 60_000);
+  return Number.isFinite(n) && n > 0 ? n : 60_000;
+}
+
+/** Runs the gate on a session (its caller holds the send lock when it may answer a dialog). */
+export async function startupGate(input: PaneInput, options: StartupOptions): Promise<StartupResult> {
+  const adapter = input.adapter;
+  const started = Date.now();
+  const deadline = started + (options.timeoutMs ?? startupTimeoutMs());
+  let reported = started;
   let stable = 0;
   let answers = 0;
   let lastScreen = "";
   while (Date.now() < deadline) {
-    const pane = await terminal.mux.paneInfo(id);
+    const pane = await input.terminal.pane(input.id);
     // A dead pane is kept with its final screen (remain-on-exit), so the reason it exited is readable.
-    const screen = pane ? await terminal.mux.capture(id).catch(() => lastScreen) : lastScreen;
+    const screen = pane ? (await input.terminal.screen(input.id)) ?? lastScreen : lastScreen;
     lastScreen = screen;
     const state = adapter.classifyScreen(screen);
     // Grok prints why it refused to start its sandbox (write_scope read-only) and exits: once it exited,
     // report that cause. History is read too: a screen clear racing the message can push a line into it.
     const refusal = adapter.sandboxRefusal;
     if (refusal && (!pane || pane.paneDead)) {
-      const cause = refusal.cause(await terminal.mux.capture(id, HISTORY).catch(() => screen));
+      const cause = refusal.cause((await input.terminal.screen(input.id, HISTORY)) ?? screen);
       if (cause) return { status: "blocked", reason: `${refusal.code}: ${cause}` };
     }
     if (!pane || pane.paneDead) {
@@ -64,12 +71,16 @@ export async function startupGate(
       const keys = adapter.answerStartupDialog(screen, options.trustProject);
       if (keys && answers < MAX_ANSWERS) {
         answers++;
-        await runSteps(terminal.mux, id, keys);
+        await input.steps(keys);
       } else {
         return { status: "blocked", reason: state.reason };
       }
     }
     if (state.kind === "exited") return { status: "blocked", reason: "harness_exited" };
+    if (options.onWait && Date.now() - reported >= REPORT_EVERY_MS) {
+      reported = Date.now();
+      await options.onWait(reported - started, state.kind === "blocked" ? `blocked:${state.reason}` : state.kind);
+    }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
   return { status: "blocked", reason: "startup_timeout" };

@@ -5,11 +5,9 @@
  * AGENT_STEER_NOT_TAKEN saying where the text is, and nothing is typed again.
  */
 import { AppError } from "../errors.ts";
-import type { HarnessAdapter } from "../../harnesses/mod.ts";
-import type { AgentDeps } from "./launch.ts";
 import type { AgentRecord } from "./record.ts";
-import { loadTurns } from "./turns.ts";
-import { pasteAndSteer, type SteerPlace } from "./typing.ts";
+import type { AgentSession } from "./session.ts";
+import type { SteerPlace } from "./typing.ts";
 
 /** How long the transcript may take to show a pressed steer (Grok writes it within milliseconds). */
 const CONFIRM_MS = 8000;
@@ -46,30 +44,25 @@ function notTaken(
 }
 
 /**
- * Types `text` into the running turn of session `id` and proves it joined (see module doc). Returns the
- * joined turn's cursor as the receipt reports it (the turn marker's).
+ * Types `text` into the running turn of `session` (whose record is `rec`) and proves it joined (see
+ * module doc). Returns the joined turn's cursor as the receipt reports it (the turn marker's).
  * @throws {AppError} AGENT_STEER_NOT_TAKEN
  */
-export async function steerRunningTurn(
-  deps: AgentDeps,
-  id: string,
-  rec: AgentRecord,
-  adapter: HarnessAdapter,
-  text: string,
-): Promise<number | null> {
+export async function steerRunningTurn(session: AgentSession, rec: AgentRecord, text: string): Promise<number | null> {
+  const { id, adapter } = session;
   const joined = rec.active_turn?.index ?? null;
-  const before = await loadTurns(adapter, rec, deps.env);
+  const before = await session.turns(rec);
   const running = before.turns.findLastIndex((t) => t.status === "running");
   const target = joined ?? (running >= 0 ? running : null);
   const steers = target !== null ? before.turns[target]?.steers : undefined;
-  const typed = await pasteAndSteer(deps.terminal.mux, adapter, id, text);
+  const typed = await session.input.steer(text);
   if (typed.place !== "joined") throw notTaken(id, rec, typed.place, joined, null);
   const pinned = before.path ? { ...rec, transcript_path: before.path } : rec;
   if (!typed.pressed || target === null || steers === undefined) {
     // Queueing harnesses without a steer record (Cursor): a turn that ended meanwhile and took the queued
     // text as a turn of its own is caught here. (Claude and Codex take a steer at their next tool boundary.)
     if (!adapter.steerSteps || !before.path) return joined;
-    const now = await loadTurns(adapter, pinned, deps.env);
+    const now = await session.turns(pinned);
     if (now.turns.length > before.turns.length) {
       throw notTaken(id, rec, "own_turn", joined, before.turns.length);
     }
@@ -78,7 +71,7 @@ export async function steerRunningTurn(
   // The transcript has the last word where it records steers: this turn's count grows, or a new turn appears.
   const deadline = Date.now() + CONFIRM_MS;
   for (;;) {
-    const now = await loadTurns(adapter, pinned, deps.env);
+    const now = await session.turns(pinned);
     if ((now.turns[target]?.steers ?? 0) > steers) return joined;
     if (now.turns.length > before.turns.length) {
       throw notTaken(id, rec, "own_turn", joined, before.turns.length);

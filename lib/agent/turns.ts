@@ -5,6 +5,7 @@
  */
 import type { HarnessAdapter, TranscriptTurn } from "../../harnesses/mod.ts";
 import type { AgentRecord } from "./record.ts";
+import { transcriptReader } from "./transcript_reader.ts";
 
 /** The turns of a launch and where they came from. */
 export interface LoadedTurns {
@@ -14,43 +15,24 @@ export interface LoadedTurns {
   newlyPinned: boolean;
 }
 
-const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
-
-async function readText(path: string): Promise<string | null> {
-  try {
-    const st = await Deno.stat(path);
-    if (st.size > MAX_TRANSCRIPT_BYTES) {
-      // Read the tail only; turns before it are not addressable anyway.
-      const f = await Deno.open(path);
-      try {
-        await f.seek(st.size - MAX_TRANSCRIPT_BYTES, Deno.SeekMode.Start);
-        const buf = new Uint8Array(MAX_TRANSCRIPT_BYTES);
-        const n = (await f.read(buf)) ?? 0;
-        const text = new TextDecoder().decode(buf.subarray(0, n));
-        return text.slice(text.indexOf("\n") + 1);
-      } finally {
-        f.close();
-      }
-    }
-    return await Deno.readTextFile(path);
-  } catch {
-    return null;
-  }
+/** One check of a transcript through the process's incremental reader of it (null: unreadable). */
+function readTurns(adapter: HarnessAdapter, path: string): Promise<TranscriptTurn[] | null> {
+  return transcriptReader(adapter.transcript, path).read();
 }
 
-/** Loads the launch's turns (empty when the harness has not written a transcript yet). */
+/**
+ * Loads the launch's turns (empty when the harness has not written a transcript yet). This is the
+ * per-check function of every poll and wait: once the transcript is pinned it costs one `stat` when
+ * nothing was appended, and the parsing of the appended records otherwise (lib/agent/transcript_reader.ts).
+ */
 export async function loadTurns(
   adapter: HarnessAdapter,
   rec: AgentRecord,
   env: Record<string, string | undefined>,
 ): Promise<LoadedTurns> {
   if (rec.transcript_path) {
-    const text = await readText(rec.transcript_path);
-    return {
-      path: rec.transcript_path,
-      turns: text === null ? [] : adapter.transcript.parseTurns(text),
-      newlyPinned: false,
-    };
+    const turns = await readTurns(adapter, rec.transcript_path);
+    return { path: rec.transcript_path, turns: turns ?? [], newlyPinned: false };
   }
   const candidates = await adapter.transcript.locate({
     cwd: rec.cwd,
@@ -61,8 +43,7 @@ export async function loadTurns(
   if (candidates.length === 0) return { path: null, turns: [], newlyPinned: false };
   if (rec.pinned_session_id || candidates.length === 1) {
     const path = candidates[0]!;
-    const text = await readText(path);
-    return { path, turns: text === null ? [] : adapter.transcript.parseTurns(text), newlyPinned: true };
+    return { path, turns: (await readTurns(adapter, path)) ?? [], newlyPinned: true };
   }
   // Several unpinned candidates (other launches in the same directory): take the one whose first
   // turn carries the prompt this launch sent first; otherwise do not guess.
@@ -85,9 +66,8 @@ export async function pinByPrompt(
   const want = prompt.trim().slice(0, 200);
   const hits: string[] = [];
   for (const path of candidates) {
-    const text = await readText(path);
-    if (text === null) continue;
-    const turns = adapter.transcript.parseTurns(text);
+    const turns = await readTurns(adapter, path);
+    if (turns === null) continue;
     if (
       turns.some((t) =>
         (t.prompt ?? "").includes(want) || want.includes((t.prompt ?? "").trim().slice(0, 200) || "\u0000")

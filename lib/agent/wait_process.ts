@@ -1,7 +1,7 @@
 /** The `wait_process` of a receipt: how a parent starts a waiter without blocking its own turn. */
 import { selfCommand, windowsArgumentList } from "../self_command.ts";
 
-/** A process to start in the background; it exits when the turn ends (0 done, 3 timeout, 4 closed, 5 blocked, 7 error). */
+/** A process to start in the background; it exits when the turn ends (0 done, 3 timeout, 4 closed, 5 blocked, 6 not found, 7 error). */
 export interface WaitProcess {
   executable: string;
   args: string[];

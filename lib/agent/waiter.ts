@@ -1,6 +1,6 @@
 /**
  * `aiterm-wait`: a pure reader that blocks until turn `cursor` of an agent session ends and says how
- * (exit 0 done, 3 timeout, 4 closed, 7 error; an error turn whose usage-limit card is on screen says
+ * (exit 0 done, 3 timeout, 4 closed, 6 not found, 7 error; an error turn whose usage-limit card is on screen says
  * `rate_limited: …` in `error`). With `reportBlocked` it also returns early, exit 5 `blocked`, when the
  * turn cannot go on by itself (a dialog such as approval_required, or a stopped harness): the turn is
  * still open, the same cursor can be waited on again. It never types, never changes the turn marker,
@@ -12,24 +12,39 @@ import { readAgentRecord } from "./record.ts";
 import { loadTurns } from "./turns.ts";
 import { limitCardAfterError } from "./pane_recovery.ts";
 import { stuckReason } from "./observe.ts";
+import { FileWaker, type WakeReason } from "./turn_watch.ts";
 
 /** The waiter's verdict (printed as JSON). */
 export interface WaitOutcome {
   schema: "aiterm.wait-result.v1";
   session_id: string;
   cursor: number;
-  outcome: "done" | "timeout" | "closed" | "error" | "blocked";
+  outcome: "done" | "timeout" | "closed" | "error" | "blocked" | "not_found" | "running";
   turn_id: string | null;
   error: string | null;
   /** Why the turn is stuck (outcome blocked): approval_required, harness_stopped, rate_limited, … */
   reason?: string;
-  exit_code: 0 | 3 | 4 | 5 | 7;
+  exit_code: 0 | 3 | 4 | 5 | 6 | 7 | 8;
 }
 
-const EXIT = { done: 0, timeout: 3, closed: 4, blocked: 5, error: 7 } as const;
+/**
+ * Exit codes (lib/wait_cli.ts documents them): not_found (6) is a session that did not exist, or
+ * was not an agent session, at the first look (a typo is not "closed"); running (8) only with
+ * `reportNow`.
+ */
+const EXIT = { done: 0, timeout: 3, closed: 4, blocked: 5, not_found: 6, error: 7, running: 8 } as const;
 
 /** How long a stuck state must last before a waiter reports it (one redraw is not a dialog). */
 const BLOCKED_CONFIRM_MS = 800;
+
+/**
+ * The fallback tick between looks when no watched file changed: it starts at FIRST_TICK_MS and
+ * doubles up to MAX_TICK_MS (STUCK_TICK_MS while a dialog is being confirmed). A normal completion
+ * never waits for it: the harness's write wakes the waiter (lib/agent/turn_watch.ts).
+ */
+const FIRST_TICK_MS = 50;
+const MAX_TICK_MS = 500;
+const STUCK_TICK_MS = 250;
 
 /** Options for {@link waitForTurn}. */
 export interface WaitTurnOptions {
@@ -40,6 +55,13 @@ export interface WaitTurnOptions {
   generation?: string | null;
   /** Return `blocked` (exit 5) when the turn is stuck on a dialog or a stopped harness (aiterm-wait does). */
   reportBlocked?: boolean;
+  /**
+   * Report now (aiterm-wait --timeout 0): one look, then done / error / closed / blocked (a dialog on
+   * this look, no confirmation wait) or `running`, never `timeout`.
+   */
+  reportNow?: boolean;
+  /** The fallback tick's first and longest gap (default 50 → 500 ms); tests set it high to prove the watch wakes. */
+  fallbackTickMs?: number;
 }
 
 /** Waits for turn `cursor` (see module doc). */
@@ -60,35 +82,50 @@ export async function waitForTurn(
   });
   const deadline = Date.now() + options.timeoutMs;
   let stuck: { reason: string; since: number } | null = null;
-  let delay = 50;
-  let watcher: Deno.FsWatcher | null = null;
-  let watchedPath: string | null = null;
-  try {
-    for (;;) {
-      if (options.generation) {
-        const meta = await terminal.meta(id).catch(() => null);
-        if (meta?.generation !== options.generation) {
-          return result(
-            "closed",
-            null,
-            "SESSION_STALE: the session was closed or replaced; this cursor belongs to an earlier one",
-          );
-        }
+  const maxTick = options.fallbackTickMs ?? MAX_TICK_MS;
+  let delay = options.fallbackTickMs ?? FIRST_TICK_MS;
+  // Watches first, then the first look: a write after the look is an event, never lost.
+  using waker = new FileWaker(terminal.sessionDir(id));
+  let woke: WakeReason | "first" = "first";
+  let sideAt = 0;
+  for (;;) {
+    if (options.generation) {
+      const meta = await terminal.meta(id).catch(() => null);
+      if (meta?.generation !== options.generation) {
+        return result(
+          "closed",
+          null,
+          "SESSION_STALE: the session was closed or replaced; this cursor belongs to an earlier one",
+        );
       }
-      const rec = await readAgentRecord(terminal.sessionDir(id));
-      const adapter = rec ? getHarness(rec.harness) : null;
-      if (!rec || !adapter) return result("closed", null, "the session has no agent record (closed or never launched)");
-      const loaded = await loadTurns(adapter, rec, options.env);
-      const turn = loaded.turns[cursor];
-      if (turn && turn.status === "done") return result("done", turn.turnId, null);
-      if (turn && turn.status === "error") {
-        // This turn's error record plus the usage-limit card on screen now: "rate_limited: <card> (<error>)".
-        const card = await limitCardAfterError(terminal, adapter, id);
-        const why = turn.error ?? "the harness recorded an error";
-        return result("error", turn.turnId, card ? `rate_limited: ${card} (${why})` : why);
+    }
+    const rec = await readAgentRecord(terminal.sessionDir(id));
+    const adapter = rec ? getHarness(rec.harness) : null;
+    if (!rec || !adapter) {
+      if (woke === "first") {
+        const known = await terminal.describe(id).catch(() => ({ meta: null, live: null }));
+        return known.meta || known.live
+          ? result("not_found", null, `AGENT_SESSION_REQUIRED: session "${id}" has no agent (it is a plain terminal)`)
+          : result("not_found", null, `SESSION_NOT_FOUND: no session "${id}" (check the id; see pty_list)`);
       }
-      if (turn && turn.status === "interrupted") return result("error", turn.turnId, "the turn was interrupted");
-      const pane = await terminal.mux.paneInfo(id);
+      return result("closed", null, "the session has no agent record (closed or never launched)");
+    }
+    const loaded = await loadTurns(adapter, rec, options.env);
+    const turn = loaded.turns[cursor];
+    if (turn && turn.status === "done") return result("done", turn.turnId, null);
+    if (turn && turn.status === "error") {
+      // This turn's error record plus the usage-limit card on screen now: "rate_limited: <card> (<error>)".
+      const card = await limitCardAfterError(terminal, adapter, id);
+      const why = turn.error ?? "the harness recorded an error";
+      return result("error", turn.turnId, card ? `rate_limited: ${card} (${why})` : why);
+    }
+    if (turn && turn.status === "interrupted") return result("error", turn.turnId, "the turn was interrupted");
+    // The pane and the screen are asked (tmux calls) on the first look, on ticks, and at least every
+    // MAX_TICK_MS while the harness keeps writing; a look woken by a write reads only the transcript, so
+    // the next record of a turn that is ending is not kept waiting behind them.
+    if (woke !== "change" || Date.now() - sideAt >= maxTick) {
+      sideAt = Date.now();
+      const pane = await terminal.pane(id);
       if (!pane || pane.paneDead) {
         // One last look: the harness may have written the end record just before exiting.
         const final = (await loadTurns(adapter, rec, options.env)).turns[cursor];
@@ -98,35 +135,24 @@ export async function waitForTurn(
       if (options.reportBlocked) {
         const reason = await stuckReason(terminal, id);
         if (!reason) stuck = null;
+        else if (options.reportNow) return { ...result("blocked", turn?.turnId ?? null, null), reason };
         else if (!stuck || stuck.reason !== reason) stuck = { reason, since: Date.now() };
         else if (Date.now() - stuck.since >= BLOCKED_CONFIRM_MS) {
           return { ...result("blocked", turn?.turnId ?? null, null), reason };
         }
       }
-      if (Date.now() >= deadline) return result("timeout", turn?.turnId ?? null, null);
-      if (options.signal?.aborted) return result("timeout", turn?.turnId ?? null, "cancelled");
-      // Wake on a transcript write; a bounded backoff covers the time before the file exists.
-      const dir = loaded.path ? loaded.path.slice(0, loaded.path.lastIndexOf("/")) : null;
-      if (dir && dir !== watchedPath) {
-        watcher?.close();
-        try {
-          watcher = Deno.watchFs(dir, { recursive: false });
-          watchedPath = dir;
-        } catch {
-          watcher = null;
-        }
-      }
-      await Promise.race([
-        new Promise((r) => setTimeout(r, delay)),
-        watcher ? watcher[Symbol.asyncIterator]().next() : new Promise(() => {}),
-      ]);
-      delay = Math.min(delay * 2, stuck ? 250 : 500);
     }
-  } finally {
-    try {
-      watcher?.close();
-    } catch {
-      // closed
+    if (Date.now() >= deadline) return result(options.reportNow ? "running" : "timeout", turn?.turnId ?? null, null);
+    if (options.signal?.aborted) return result("timeout", turn?.turnId ?? null, "cancelled");
+    // Wake on the harness's write (a watch on the transcript's directory, or on its nearest existing
+    // ancestor until the harness creates it). A watch started just now missed what was written since
+    // the look above: look once more before sleeping. The tick is the bounded fallback: it notices a
+    // pane that died and a screen that became stuck, and it is the only wake-up where watches fail.
+    if (await waker.follow(loaded.path)) {
+      woke = "change";
+      continue;
     }
+    woke = await waker.next(Math.min(delay, Math.max(0, deadline - Date.now())), options.signal);
+    delay = Math.min(delay * 2, stuck ? Math.min(STUCK_TICK_MS, maxTick) : maxTick);
   }
 }

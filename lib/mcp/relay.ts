@@ -17,7 +17,7 @@ import {
 } from "../remote/mod.ts";
 import type { PreparedRemote, RemoteTarget } from "../remote/mod.ts";
 import type { ChildAccess, ChildBoundary, ParentDeliveryManager, TurnEnd } from "../agent/delivery/mod.ts";
-import { cursorReceiveProcess } from "../agent/delivery/mod.ts";
+import { cursorReceiveProcess, type GuidedReceipt, receiptGuidance } from "../agent/delivery/mod.ts";
 import { Client, StdioClientTransport } from "./sdk.ts";
 import type { CallContext, ToolDeps } from "./tool.ts";
 
@@ -186,7 +186,7 @@ export async function relay(
     out.wait_process = rewritten;
     if ("wait_command" in sc) out.wait_command = [rewritten.executable, ...rewritten.args.map(shellQuote)].join(" ");
   }
-  if (!manager) return out;
+  if (!manager) return withGuidance(tool, out, ctx);
   const cursor = typeof sc.event_cursor === "number" ? sc.event_cursor : null;
   const isNewTurn = cursor !== null && (tool !== "pty_send" || sc.mode === "agent_dispatch");
   if (dest && isNewTurn && typeof sc.session_id === "string") {
@@ -205,7 +205,31 @@ export async function relay(
   } else if (joined && sc.mode === "agent_steer") {
     out.parent_delivery = await manager.receipt(joined);
   }
-  return out;
+  return withGuidance(tool, out, ctx);
+}
+
+/**
+ * The remote aiterm wrote `next` for its own caller (this relay, a plain client): an agent receipt
+ * gets this parent's guidance instead, from the receipt as it is after the rewrites above.
+ */
+function withGuidance(tool: string, out: Record<string, unknown>, ctx: CallContext): Record<string, unknown> {
+  const agentReceipt = AGENT_REQUEST_TOOLS.has(tool) &&
+    (tool !== "pty_send" || out.mode === "agent_dispatch" || out.mode === "agent_steer");
+  delete out.next;
+  delete out.warning;
+  if (!agentReceipt || typeof out.session_id !== "string") return out;
+  const r: GuidedReceipt = {
+    session_id: out.session_id,
+    event_cursor: typeof out.event_cursor === "number" ? out.event_cursor : null,
+    parent_delivery: (out.parent_delivery ?? null) as GuidedReceipt["parent_delivery"],
+    wait_process: (out.wait_process ?? null) as GuidedReceipt["wait_process"],
+  };
+  if (typeof out.mode === "string") r.mode = out.mode;
+  if (typeof out.joined_event_cursor === "number") r.joined_event_cursor = out.joined_event_cursor;
+  if (out.initial_prompt && typeof out.initial_prompt === "object") {
+    r.initial_prompt = out.initial_prompt as NonNullable<GuidedReceipt["initial_prompt"]>;
+  }
+  return { ...out, ...receiptGuidance(ctx.parent, r) };
 }
 
 /** How the delivery core reaches a remote child: the remote waiter over ssh and the remote transcript. */

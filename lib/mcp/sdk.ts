@@ -13,6 +13,7 @@ export {
   CallToolRequestSchema,
   ClientNotificationSchema,
   ClientRequestSchema,
+  InitializeRequestSchema,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";

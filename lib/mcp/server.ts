@@ -11,39 +11,15 @@ import { SERVER_NAME } from "../version.ts";
 import { errorResult, limitResult, successResult } from "./result.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
 import { relay } from "./relay.ts";
-import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
-import type { Tool } from "./sdk.ts";
+import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
 import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
 import { parentContextOf } from "./parent.ts";
+import { serverInstructions } from "../agent/delivery/mod.ts";
 import { ALL_TOOLS } from "./tools/mod.ts";
+import { toolListing } from "./listing.ts";
 
-/** The structured form of every failed call. */
-export const ToolErrorSchema = z.object({
-  code: z.string().describe("UPPER_SNAKE error code"),
-  message: z.string().describe("What failed"),
-  suggestion: z.string().optional().describe("What to do about it"),
-}).strict();
-
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete out.$schema;
-  return out;
-}
-
-/** The tools/list entry of a tool. Success and failure share one output schema (anyOf). */
-export function toolListing(def: ToolDef): Tool {
-  return {
-    name: def.name,
-    title: def.title,
-    description: def.description,
-    inputSchema: jsonSchema(def.input, "input") as Tool["inputSchema"],
-    outputSchema: {
-      type: "object",
-      anyOf: [jsonSchema(def.output, "output"), jsonSchema(ToolErrorSchema, "output")],
-    } as Tool["outputSchema"],
-    annotations: { title: def.title, ...def.annotations },
-  };
-}
+// The tools/list entries (slim advertised schemas, structure-only output schemas): lib/mcp/listing.ts.
+export { ToolErrorSchema, toolListing } from "./listing.ts";
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`).join("; ");
@@ -80,13 +56,31 @@ export async function callTool(
   }
 }
 
+/**
+ * The `instructions` of the initialize answer name what this client must do for a child's answer
+ * (lib/agent/delivery/guidance.ts): the client is known from the same initialize request. The
+ * SDK's own initialize handler still runs (it records the client for getClientVersion); only the
+ * instructions of its answer are replaced. If the SDK ever stops having that handler, the generic
+ * instructions given to the constructor stay.
+ */
+function instructPerParent(server: InstanceType<typeof Server>): void {
+  const sdk = server as unknown as { _oninitialize?: (request: unknown) => Promise<Record<string, unknown>> };
+  const original = sdk._oninitialize?.bind(server);
+  if (!original) return;
+  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+    const answer = await original(request);
+    const kind = parentContextOf(request.params.clientInfo?.name, undefined).kind;
+    return { ...answer, instructions: serverInstructions(kind, Deno.build.os) } as Awaited<ReturnType<typeof original>>;
+  });
+}
+
 /** Builds the server with every tool. Connect it to a transport to serve. */
 export function createServer(deps: ToolDeps, tools: ToolDef[] = ALL_TOOLS): InstanceType<typeof Server> {
   const server = new Server({ name: SERVER_NAME, version: deps.version }, {
     capabilities: { tools: {} },
-    instructions:
-      "aiterm gives you persistent terminals (tmux sessions that survive restarts). pty_open a session, pty_send text, pty_read the output, pty_key for control keys, pty_close when done. A human can watch with the attach command in the pty_open receipt.",
+    instructions: serverInstructions("other", Deno.build.os),
   });
+  instructPerParent(server);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = tools.map(toolListing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));

@@ -41,6 +41,11 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
   handler(input: z.output<I>, deps: ToolDeps, ctx: CallContext): Promise<z.input<O>>;
   /** The text an AI reads; default: the structured value as JSON. */
   text?(output: z.output<O>): string;
+  /**
+   * A thin alias: the name of the tool it stands for. tools/list then advertises `{type: "object"}` as its
+   * input and output schemas (lib/mcp/listing.ts); the server still validates every call with `input`.
+   */
+  aliasOf?: string;
 }
 
 /** Declares a tool with its types inferred (an identity function for type inference). */
@@ -50,4 +55,11 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDe
 
 /** The session id schema every tool shares. */
 export const SessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must match ^[A-Za-z0-9_-]{1,64}$")
-  .describe("Session id as returned by pty_open or listed by pty_list");
+  .describe("Session id");
+
+/** The optional generation every session tool takes (a replaced session is then SESSION_STALE). */
+export const GenerationSchema = z.string().regex(
+  /^[0-9a-f]{12}$/,
+  "must be the 12 hex digits of a receipt's generation",
+)
+  .nullish().describe("From the receipt: a session reopened under that id is then SESSION_STALE");

@@ -5,31 +5,31 @@ import { sshOptionProblem } from "./ssh_options.ts";
 /** Where a tool call runs: another host's aiterm-mcp, reached through ssh. Nothing here is ever stored. */
 export const RemoteSchema = z.object({
   host: z.string().regex(/^(?!-)[A-Za-z0-9._%:\[\]-]{1,255}$/, "must be a host name, address or ssh_config alias")
-    .describe("Host name, address or ssh_config Host alias (a host alone is looked up in ssh_config)"),
+    .describe("Host name, address or ssh_config Host alias"),
   user: z.string().regex(/^(?!-)[A-Za-z0-9._@\\-]{1,128}$/, "must be a user name").optional()
-    .describe("Remote user (default: ssh_config, else the local user)"),
+    .describe("Remote user (default: ssh_config, else yours)"),
   port: z.number().int().min(1).max(65535).optional().describe("ssh port (default: ssh_config, else 22)"),
   identity_file: z.string().min(1).max(4096).regex(/^[^\r\n]+$/, "must be one line")
     .refine((p) => !p.includes("${"), "must not hold ${…} (ssh would expand an environment variable)").optional()
-    .describe("Private key file for ssh -i"),
+    .describe("Private key file (ssh -i)"),
   passphrase: z.string().min(1).max(4096).optional().describe(
-    "Key passphrase: held in memory only and handed to ssh through SSH_ASKPASS; never stored or returned",
+    "Key passphrase, held in memory only (never stored or returned); not with passphrase_env",
   ),
   passphrase_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional()
-    .describe("Name of a server environment variable holding the key passphrase"),
+    .describe("Server environment variable that holds the key passphrase"),
   ssh_options: z.array(
     z.string().max(4096).superRefine((option, ctx) => {
       const problem = sshOptionProblem(option);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
   ).max(32).optional().describe(
-    "Extra ssh -o options as Key=Value, from an allow-list of harmless ones (host keys, algorithms, ProxyJump, …); options that run programs, load code, read other config, forward or that aiterm manages (ProxyCommand, Match, Include, ControlPath, …) are refused: put them in ssh_config",
+    "Up to 32 ssh -o Key=Value options from an allow-list (host keys, algorithms, ProxyJump, …); ones that run programs, read other config, forward or that aiterm manages (ProxyCommand, Match, Include, ControlPath, …) are refused: put them in ssh_config",
   ),
 }).strict().refine((r) => !(r.passphrase !== undefined && r.passphrase_env !== undefined), {
   message: "passphrase and passphrase_env are exclusive",
   path: ["passphrase_env"],
 }).describe(
-  "Run this call on another host's aiterm-mcp through ssh (no port is opened there; without a passphrase ssh runs in BatchMode)",
+  "Run this call on another host through ssh (its aiterm-mcp; no port is opened there; BatchMode unless a passphrase is given)",
 );
 
 /** A validated `remote` value. */

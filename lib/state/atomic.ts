@@ -43,16 +43,94 @@ export async function writeFileAtomic(
   }
 }
 
-/** Writes JSON atomically (see {@link writeFileAtomic}). */
-export function writeJsonAtomic(path: string, value: unknown, options: AtomicOptions = {}): Promise<void> {
-  return writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n", options);
+/** A spare file ready to become a hot state file (see {@link prepareHotFile}). */
+export interface HotSpare {
+  /**
+   * Writes `text` into the spare and renames it over the target (the old file is first linked aside, so the
+   * rename frees nothing). Synchronous: a write into an empty file, a link and a rename.
+   * @throws {AppError} STATE_WRITE_FAILED (the target is unchanged)
+   */
+  commit(text: string): void;
+  /** Removes the unused spare. Never throws. */
+  abort(): Promise<void>;
 }
 
-/** Reads and parses a JSON file; null when it does not exist. Malformed JSON throws. */
+/** Copies of hot files replaced by a commit, removed by the next prepare of the same file. */
+const retired = new Map<string, string[]>();
+
+/**
+ * The slow half of replacing a small hot state file (a read cursor, the last send), for a caller that has
+ * something else to wait for meanwhile (a tmux round trip, a wait for output): creates an empty owner-only
+ * spare beside `path`, and removes the copies earlier commits set aside. Creating and freeing inodes is
+ * what costs on some disks (about a millisecond each); {@link HotSpare.commit} then does neither, and a
+ * reader still sees the old file or the new one, whole. Not synced (like `sync: false`): for files
+ * that can be rebuilt.
+ * @throws {AppError} STATE_WRITE_FAILED
+ */
+export async function prepareHotFile(path: string): Promise<HotSpare> {
+  const spare = tempName(path);
+  const old = retired.get(path)?.splice(0) ?? [];
+  const fail = (err: unknown) =>
+    new AppError("STATE_WRITE_FAILED", `Cannot write a state file: ${(err as Error).message}`, { cause: err });
+  try {
+    await Promise.all([
+      Deno.open(spare, { write: true, createNew: true, mode: 0o600 }).then((f) => f.close()),
+      ...old.map((o) => Deno.remove(o).catch(() => {})),
+    ]);
+  } catch (err) {
+    throw fail(err);
+  }
+  return {
+    commit(text: string) {
+      const aside = `${spare}.old`;
+      let linked = false;
+      try {
+        const file = Deno.openSync(spare, { write: true });
+        try {
+          const bytes = encoder.encode(text);
+          let off = 0;
+          while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+        } finally {
+          file.close();
+        }
+        try {
+          Deno.linkSync(path, aside);
+          linked = true;
+        } catch (err) {
+          if (!(err instanceof Deno.errors.NotFound)) throw err;
+        }
+        Deno.renameSync(spare, path);
+      } catch (err) {
+        Deno.remove(spare).catch(() => {});
+        throw fail(err);
+      } finally {
+        if (linked) retired.set(path, [...(retired.get(path) ?? []), aside]);
+      }
+    },
+    abort: () => Deno.remove(spare).catch(() => {}),
+  };
+}
+
+/** Writes JSON atomically (see {@link writeFileAtomic}). */
+export function writeJsonAtomic(path: string, value: unknown, options: AtomicOptions = {}): Promise<void> {
+  return writeFileAtomic(path, jsonText(value), options);
+}
+
+/** JSON as {@link writeJsonAtomic} writes it (for {@link HotSpare.commit}). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+/**
+ * Reads and parses a JSON file; null when it does not exist. Malformed JSON throws. The read is
+ * synchronous: state files are small local files, and one read costs less than a hop to the I/O
+ * thread pool (which is what makes a loaded machine slow here).
+ */
+// deno-lint-ignore require-await
 export async function readJsonFile<T>(path: string): Promise<T | null> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = Deno.readTextFileSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return null;
     throw err;

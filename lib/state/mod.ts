@@ -1,4 +1,12 @@
 /** State on disk: the owner-only root and atomic files. */
 export { ensurePrivateDir, privateDirProblem } from "./private_dir.ts";
-export { createExclusiveJson, readJsonFile, writeFileAtomic, writeJsonAtomic } from "./atomic.ts";
+export {
+  createExclusiveJson,
+  type HotSpare,
+  jsonText,
+  prepareHotFile,
+  readJsonFile,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from "./atomic.ts";
 export { StateLayout } from "./layout.ts";

@@ -20,6 +20,7 @@ import type { LastSend } from "./last_send.ts";
 import { waitingAtOwnPrompt } from "./foreground.ts";
 import { promptAt, promptHint, type PromptKind } from "./prompt.ts";
 import { watchLog } from "./log_watch.ts";
+import { paneBatch } from "./pane_batch.ts";
 import { readLog } from "./output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
 import type { Program } from "./linear_regex.ts";
@@ -196,7 +197,8 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     }
     // 1. the pane or its shell ended (checked after the log, at most once a tick: each check spawns tmux)
     if (!pane || performance.now() - paneAt >= TICK_MS) {
-      pane = await spec.mux.paneInfo(spec.sessionId);
+      // Shared with every other waiting read: one listing answers them all (./pane_batch.ts).
+      pane = await paneBatch(spec.mux).paneInfo(spec.sessionId);
       paneAt = performance.now();
       await spec.prune?.();
       if (spec.checkWriter && paneAt - writerAt >= WRITER_CHECK_MS) {

@@ -232,7 +232,7 @@ function editDistance(a: string, b: string): number {
 /** One sentence on what `pty_key` accepts, for error suggestions and tool descriptions. */
 export const KEY_SYNTAX =
   "keys are tmux names (Enter, Tab, BTab, Escape, Space, BSpace, Delete, Insert, Home, End, PageUp, PageDown, " +
-  "Up, Down, Left, Right, F1…F12, F13…F63, KP0…KP9, KPEnter, KP/ KP* KP- KP+ KP.) or one character, with " +
+  "Up, Down, Left, Right, F1…F63, KP0…KP9, KPEnter, KP/ KP* KP- KP+ KP.) or one character, with " +
   "modifiers C- (Ctrl), M- (Meta/Alt), S- (Shift) in any order where a terminal has a code: e.g. C-c, M-x, " +
   "C-Left, S-Up, C-M-S-Up, M-Enter, C-Space";
 

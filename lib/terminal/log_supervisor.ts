@@ -20,6 +20,7 @@ import type { StateLayout } from "../state/mod.ts";
 import { gapMarkerName, outputSinkCommand } from "../../platform/mod.ts";
 import type { Multiplexer } from "../../platform/mod.ts";
 import { type LogGap, pruneLog, scanLog } from "./output_log.ts";
+import { paneBatch } from "./pane_batch.ts";
 import { readMeta, SESSION_ID_PATTERN, type SessionMeta } from "./session_meta.ts";
 
 /** What a liveness check found and did. */
@@ -117,7 +118,8 @@ export class LogSupervisor {
     const key = `${meta.id}/${meta.generation}`;
     const seg = meta.segment_bytes;
     const dir = this.#layout.sessionLogDir(meta.id);
-    const piped = options.piped !== undefined ? options.piped : await this.#mux.pipeActive(meta.id);
+    // Asked together with the other sessions' reads when they come at once (./pane_batch.ts).
+    const piped = options.piped !== undefined ? options.piped : await paneBatch(this.#mux).pipeActive(meta.id);
     if (piped === null) return null;
     const layout = await scanLog(dir, seg);
     const high = Math.max(this.#high.get(key) ?? 0, options.floor ?? 0);

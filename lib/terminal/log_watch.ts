@@ -4,13 +4,41 @@
  * event). Nothing here sleeps a fixed time on the path of a normal completion.
  *
  * A writer streaming output raises thousands of events a second; waking the reader for each one
- * costs a log scan each and fills memory with short-lived garbage (issue 14 item 12). So a change
- * that follows the previous wake-up within {@link MIN_WAKE_GAP_MS} is delivered when that gap has
- * passed: the first change after a quiet spell still wakes at once.
+ * costs a log scan each and fills memory with short-lived garbage (issue 14 item 12). So change
+ * wake-ups are metered by a token bucket: {@link WAKE_BURST} of them at once after a quiet spell
+ * (a short command writes its echo, its output and its end mark within a few milliseconds, and each
+ * must wake the reader at once), then one per {@link MIN_WAKE_GAP_MS} while output streams.
  */
 
-/** The least time between two change wake-ups while output streams. */
+/** The least time between two change wake-ups while output streams (after the burst). */
 export const MIN_WAKE_GAP_MS = 20;
+/** Change wake-ups delivered at once after a quiet spell before the gap applies. */
+export const WAKE_BURST = 4;
+
+/**
+ * The token bucket that meters change wake-ups: {@link WAKE_BURST} at once, then one per
+ * {@link MIN_WAKE_GAP_MS}. Time is passed in, so it is tested without a clock.
+ */
+export class WakeMeter {
+  #tokens = WAKE_BURST;
+  #at: number;
+
+  constructor(now: number) {
+    this.#at = now;
+  }
+
+  /** How long a change seen at `now` has to wait before it may wake the reader (0: wake now). */
+  delay(now: number): number {
+    this.#tokens = Math.min(WAKE_BURST, this.#tokens + (now - this.#at) / MIN_WAKE_GAP_MS);
+    this.#at = now;
+    return this.#tokens >= 1 ? 0 : (1 - this.#tokens) * MIN_WAKE_GAP_MS;
+  }
+
+  /** A change wake-up was delivered. */
+  spend(): void {
+    this.#tokens -= 1;
+  }
+}
 
 /** A wake-up source; `next()` resolves on the next change or tick. */
 export interface LogWaker extends Disposable {
@@ -22,11 +50,11 @@ export function watchLog(dir: string | null, tickMs: number, signal: AbortSignal
   let pending: ((v: "change" | "tick" | "aborted") => void) | null = null;
   let dirty = false;
   let watcher: Deno.FsWatcher | null = null;
-  let lastWake = -Infinity;
+  const meter = new WakeMeter(performance.now());
   let deferred: ReturnType<typeof setTimeout> | undefined;
   const fire = (v: "change" | "tick" | "aborted") => {
     if (v === "change" && pending) {
-      const wait = lastWake + MIN_WAKE_GAP_MS - performance.now();
+      const wait = meter.delay(performance.now());
       if (wait > 0) {
         deferred ??= setTimeout(() => {
           deferred = undefined;
@@ -36,7 +64,7 @@ export function watchLog(dir: string | null, tickMs: number, signal: AbortSignal
       }
     }
     if (pending) {
-      if (v === "change") lastWake = performance.now();
+      if (v === "change") meter.spend();
       const p = pending;
       pending = null;
       p(v);

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { watchLog } from "./log_watch.ts";
+import { MIN_WAKE_GAP_MS, WAKE_BURST, WakeMeter, watchLog } from "./log_watch.ts";
 
 Deno.test("a streaming writer wakes the reader once per gap, not once per write; the first change wakes at once", async () => {
   const dir = await Deno.makeTempDir();
@@ -29,4 +29,26 @@ Deno.test("a streaming writer wakes the reader once per gap, not once per write;
     ac.abort();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("wake-ups are metered: a burst after a quiet spell wakes at once (output, then its end mark), then one per gap", () => {
+  const meter = new WakeMeter(0);
+  // A short command: echo, output, end mark and prompt within a few milliseconds, each delivered at once.
+  for (const t of [0, 1, 2, 3]) {
+    assertEquals(meter.delay(t), 0, `change ${t}`);
+    meter.spend();
+  }
+  // A writer that keeps streaming: after the burst, one wake-up per MIN_WAKE_GAP_MS.
+  const wait = meter.delay(4);
+  assert(wait > 0 && wait <= MIN_WAKE_GAP_MS, `waited ${wait}`);
+  assertEquals(meter.delay(4 + wait), 0);
+  meter.spend();
+  assert(meter.delay(4 + wait + 1) > 0);
+  // A quiet spell refills the burst.
+  assertEquals(meter.delay(1_000), 0);
+  for (let i = 0; i < WAKE_BURST; i++) {
+    assertEquals(meter.delay(1_000), 0);
+    meter.spend();
+  }
+  assert(meter.delay(1_000) > 0);
 });

@@ -38,13 +38,18 @@ export interface LogLayout extends LogExtent {
   lastSize: number;
 }
 
-/** Reads the segment directory and assigns files to writer generations. A missing directory is an empty log. */
+/**
+ * Reads the segment directory and assigns files to writer generations. A missing directory is an empty log.
+ * The directory listing and the one stat are synchronous: retention keeps the directory to a few entries,
+ * and sends and reads ask for this on every call (a hop to the I/O thread pool costs more than the work).
+ */
+// deno-lint-ignore require-await
 export async function scanLog(dir: string, segmentBytes: number): Promise<LogLayout> {
   const found: { base: number; index: number; name: string }[] = [];
   const markers: string[] = [];
   const baseSet = new Set<number>();
   try {
-    for await (const entry of Deno.readDir(dir)) {
+    for (const entry of Deno.readDirSync(dir)) {
       const seg = parseSegmentName(entry.name);
       if (seg) {
         found.push({ ...seg, name: entry.name });
@@ -76,7 +81,7 @@ export async function scanLog(dir: string, segmentBytes: number): Promise<LogLay
   const last = valid[valid.length - 1]!;
   let lastSize = 0;
   try {
-    lastSize = (await Deno.stat(join(dir, last.name))).size;
+    lastSize = Deno.statSync(join(dir, last.name)).size;
   } catch {
     lastSize = 0;
   }

@@ -3,7 +3,7 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../errors.ts";
-import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { type HotSpare, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
@@ -104,6 +104,27 @@ export async function readSession(
   progress?: (ms: number, total: number) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<ReadResult> {
+  const cursorSpare: CursorSpare = { spare: null };
+  try {
+    return await readSessionOnce(terminal, input, cursorSpare, progress, signal);
+  } finally {
+    // Unused when the read ended early (committed, it is gone already: removing it again does nothing).
+    void cursorSpare.spare?.then((s) => s?.abort());
+  }
+}
+
+/** The spare file a waiting read prepares for its cursor while it waits (lib/state/atomic.ts prepareHotFile). */
+interface CursorSpare {
+  spare: Promise<HotSpare | null> | null;
+}
+
+async function readSessionOnce(
+  terminal: Terminal,
+  input: ReadInput,
+  cursorSpare: CursorSpare,
+  progress?: (ms: number, total: number) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<ReadResult> {
   const id = input.session_id;
   if ((input.screen && (input.full || input.line_range)) || (input.full && input.line_range)) {
     throw new AppError("INVALID_ARGUMENT", "Cannot combine screen, full and line_range: pick one view", {
@@ -132,11 +153,20 @@ export async function readSession(
   const writerEvents: WriterEvent[] = [];
   const noteWriter = (e: WriterEvent | null) =>
     void (e && e.code !== writerEvents.at(-1)?.code && writerEvents.push(e));
-  if (meta) noteWriter(await terminal.logs.check(meta, { floor: Math.max(saved, lastSend?.cursor ?? 0) }));
+  const firstCheck = meta
+    ? terminal.logs.check(meta, { floor: Math.max(saved, lastSend?.cursor ?? 0) })
+    : Promise.resolve(null);
+  const waits = input.wait || input.until;
+  if (!waits) noteWriter(await firstCheck);
 
   let completion: Completion | null = null;
   const timeoutS = Math.min(Math.max(input.timeout ?? 10, 0), MAX_TIMEOUT_S);
-  if (input.wait || input.until) {
+  if (waits) {
+    // A wait starts watching while that check (one tmux round trip) runs: a stopped writer is restarted all the
+    // same, and the wait sees what the new writer records. Its events come first in the warnings.
+    const during: WriterEvent[] = [];
+    // The file work of the cursor's update is done while waiting, too.
+    if (logDir && input.cursor == null && !range) cursorSpare.spare = prepareHotFile(cursorFile).catch(() => null);
     completion = await waitForCompletion({
       sessionId: id,
       mux: terminal.mux,
@@ -152,9 +182,18 @@ export async function readSession(
       signal: signal ?? new AbortController().signal,
       ...(progress ? { progress } : {}),
       ...(meta ? { prune: () => terminal.prune(meta) } : {}),
-      ...(meta ? { checkWriter: async () => noteWriter(await terminal.logs.check(meta, { backoff: true })) } : {}),
+      ...(meta
+        ? {
+          checkWriter: async () => {
+            const e = await terminal.logs.check(meta, { backoff: true });
+            if (e) during.push(e);
+          },
+        }
+        : {}),
       sessionFilesExist: async () => (await Deno.stat(layout.sessionDir(id)).catch(() => null)) !== null,
     });
+    noteWriter(await firstCheck);
+    for (const e of during) noteWriter(e);
   }
   // The shell printing a mark or the awaited text proves it is alive; otherwise ask the multiplexer.
   const alive = completion && ["shell_integration", "sentinel", "until"].includes(completion.via)
@@ -236,9 +275,17 @@ export async function readSession(
     });
   const { slice, nextCursor } = page;
   if (input.cursor == null && !range) {
-    await writeJsonAtomic(cursorFile, { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor }).catch(
-      () => {},
-    );
+    // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read.
+    const value = { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor };
+    const spare = await cursorSpare.spare;
+    let done = false;
+    try {
+      spare?.commit(jsonText(value));
+      done = spare !== null && spare !== undefined;
+    } catch {
+      // the spare could not be used: the usual way below
+    }
+    if (!done) await writeJsonAtomic(cursorFile, value, { sync: false }).catch(() => {});
   }
   return {
     ...base,

@@ -25,30 +25,38 @@ const EMPTY = new Uint8Array(0);
 /**
  * Read buffers handed from one page to the next. A fresh multi-MiB buffer per read is garbage the
  * allocator returns to the OS late, if ever; a read holds a buffer only until its text is decoded.
- * A cache, not state: losing it changes nothing but memory.
+ * A cache, not state: losing it changes nothing but memory. No buffer is made ahead of a read: without
+ * a spare, the read allocates exactly the bytes it finds (a few hundred after a short command), so 200
+ * reads finishing at once do not each take a MiB (issue 16 item 5); a large one is kept as a spare.
  */
 const spare: Uint8Array[] = [];
 const SPARE_MAX = 2;
+/** Buffers at least this large are worth keeping for the next page. */
+const SPARE_MIN_BYTES = 256 * 1024;
 
-function takeBuffer(size: number): Uint8Array {
+function takeSpare(size: number): Uint8Array | undefined {
   const i = spare.findIndex((b) => b.length >= size);
-  return i >= 0 ? spare.splice(i, 1)[0]! : new Uint8Array(size);
+  return i >= 0 ? spare.splice(i, 1)[0]! : undefined;
 }
 
 function giveBack(buffer: Uint8Array): void {
-  if (spare.length < SPARE_MAX) spare.push(buffer);
+  if (spare.length < SPARE_MAX && buffer.length >= SPARE_MIN_BYTES) spare.push(buffer);
 }
 
-/** Reads into a spare buffer, runs `use` on the slice, then hands the buffer back (the slice's bytes go with it). */
+/** Reads into a spare buffer (if one is big enough), runs `use` on the slice, then keeps the buffer for the next read. */
 async function withSlice<T>(
   read: { dir: string; segmentBytes: number; from: number; maxBytes: number },
   use: (slice: LogSlice) => T,
 ): Promise<T> {
-  const buffer = takeBuffer(read.maxBytes);
+  const buffer = takeSpare(read.maxBytes);
+  let fresh: Uint8Array | undefined;
   try {
-    return use(await readLog(read.dir, read.segmentBytes, read.from, read.maxBytes, buffer));
+    const slice = await readLog(read.dir, read.segmentBytes, read.from, read.maxBytes, buffer);
+    if (!buffer) fresh = new Uint8Array(slice.bytes.buffer, 0, slice.bytes.buffer.byteLength);
+    return use(slice);
   } finally {
-    giveBack(buffer);
+    const keep = buffer ?? fresh;
+    if (keep) giveBack(keep);
   }
 }
 
@@ -146,7 +154,8 @@ export interface LineOffset {
 export async function findLine(dir: string, segmentBytes: number, base: number, line: number): Promise<LineOffset> {
   // Line 1 starts at the base itself (a read from there clamps it into the log and says truncated).
   if (line <= 1) return { offset: base, found: true, lines: 0, truncated: false };
-  const buffer = takeBuffer(SCAN_CHUNK);
+  // A scan reads many chunks: one buffer for all of them.
+  const buffer = takeSpare(SCAN_CHUNK) ?? new Uint8Array(SCAN_CHUNK);
   try {
     return await countLines(dir, segmentBytes, base, line - 1, buffer);
   } finally {

@@ -7,6 +7,11 @@
  * - `send.lock`, the record, is created exclusively with the holder's pid, start identity and token,
  *   and removed by the holder on release (the same file older aiterm versions use on their own).
  *
+ * The record is linked into place from a file this process wrote once per session (`send.lock.<pid>-<hash>.rec`,
+ * its pid, identity and a per-process token), so a hold creates no file: on some disks a file creation costs
+ * a millisecond, while a link and an unlink cost microseconds. The steps are synchronous: each is one small
+ * local file operation, cheaper than a hop to the I/O thread pool.
+ *
  * A record whose flock is free was left by a process that died while holding it (SIGKILL mid-send):
  * when its pid is gone or now names another process, the record is taken over and the hold says
  * `recoveredStaleLock` (that send may have been partly typed), or, for callers that do not take over,
@@ -14,8 +19,9 @@
  * flock with the record of a live process is an older aiterm's lock, waited for like any other.
  */
 import { AppError } from "../errors.ts";
-import { createExclusiveJson, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
+import { identityHash } from "../../platform/scratch.ts";
 
 interface LockRecord {
   pid: number;
@@ -44,6 +50,16 @@ export interface SendLockHold {
 }
 
 const MY_IDENTITY = processStartIdentity(Deno.pid);
+/** This process's record: one token per process (the flock, not the token, is what excludes). */
+const MY_RECORD: LockRecord = {
+  pid: Deno.pid,
+  identity: MY_IDENTITY,
+  token: crypto.randomUUID(),
+  at: new Date().toISOString(),
+};
+const MY_RECORD_TEXT = JSON.stringify(MY_RECORD) + "\n";
+const SPARE_SUFFIX = `.${Deno.pid}-${identityHash(MY_IDENTITY)}.rec`;
+const decoder = new TextDecoder();
 
 /** The file whose flock is the lock itself. */
 export function flockPath(path: string): string {
@@ -68,19 +84,18 @@ export async function withSendLock<T>(
   options: SendLockOptions,
   fn: (hold: SendLockHold) => Promise<T>,
 ): Promise<T> {
-  const record: LockRecord = {
-    pid: Deno.pid,
-    identity: MY_IDENTITY,
-    token: crypto.randomUUID(),
-    at: new Date().toISOString(),
-  };
-  const { file, hold } = await acquire(path, record, options);
+  const { file, hold } = await acquire(path, MY_RECORD, options);
   try {
     return await fn(hold);
   } finally {
-    const now = await readJsonFile<LockRecord>(path).catch(() => null);
-    if (now?.token === record.token) await Deno.remove(path).catch(() => {});
-    await unlockAndClose(file);
+    if (readOwnerSync(path)?.token === MY_RECORD.token) {
+      try {
+        Deno.removeSync(path);
+      } catch {
+        // removed meanwhile
+      }
+    }
+    unlockAndClose(file);
   }
 }
 
@@ -110,17 +125,17 @@ async function acquire(
 
 /** One try: the flock, then the record. Anything but a hold releases the flock before returning. */
 async function attempt(path: string, record: LockRecord, options: SendLockOptions): Promise<Attempt> {
-  const file = await openFlock(path, options.sessionId);
+  const file = openFlock(path, options.sessionId);
   let held = false;
   try {
-    if (!(await file.tryLock(true))) return { busy: (await readOwner(path))?.pid ?? null };
+    if (!file.tryLockSync(true)) return { busy: readOwnerSync(path)?.pid ?? null };
     // A session closed (and maybe reopened) meanwhile: our flock is on a file nobody else will open.
-    if (!(await sameFile(file, flockPath(path), options.sessionId))) return { busy: null };
-    if (await createExclusiveJson(path, record)) {
+    if (!sameFile(file, flockPath(path), options.sessionId)) return { busy: null };
+    if (linkRecord(path, options.sessionId)) {
       held = true;
       return { file, hold: { recoveredStaleLock: false, staleOwnerPid: null } };
     }
-    const owner = await readOwner(path);
+    const owner = readOwnerSync(path);
     // Released between the two steps by an older aiterm, or that aiterm holds it right now.
     if (owner === null) return { busy: null };
     if (owner.pid !== Deno.pid && sameProcessAlive(owner.pid, owner.identity)) return { busy: owner.pid };
@@ -130,32 +145,85 @@ async function attempt(path: string, record: LockRecord, options: SendLockOption
     held = true;
     return { file, hold: { recoveredStaleLock: true, staleOwnerPid: owner.pid } };
   } finally {
-    if (!held) await unlockAndClose(file);
+    if (!held) unlockAndClose(file);
   }
 }
 
-async function openFlock(path: string, sessionId: string): Promise<Deno.FsFile> {
+function openFlock(path: string, sessionId: string): Deno.FsFile {
   try {
-    return await Deno.open(flockPath(path), { read: true, write: true, create: true, mode: 0o600 });
+    return Deno.openSync(flockPath(path), { read: true, write: true, create: true, mode: 0o600 });
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) throw closedError(sessionId);
     throw err;
   }
 }
 
+/**
+ * Puts this process's record at `path` unless a record is there: a hard link of its per-session copy
+ * (written whole, once, before it is ever linked), so the record appears with its full content.
+ * @returns false when `path` already existed
+ */
+function linkRecord(path: string, sessionId: string): boolean {
+  const spare = `${path}${SPARE_SUFFIX}`;
+  for (let tries = 0;; tries++) {
+    try {
+      Deno.linkSync(spare, path);
+      return true;
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) return false;
+      if (!(err instanceof Deno.errors.NotFound) || tries > 0) {
+        throw new AppError("STATE_WRITE_FAILED", `Cannot create a lock file: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+    }
+    writeSpare(spare, sessionId);
+  }
+}
+
+/** Writes this process's record copy beside the lock (whole, then renamed into place). */
+function writeSpare(spare: string, sessionId: string): void {
+  const tmp = `${spare}.tmp`;
+  try {
+    Deno.writeTextFileSync(tmp, MY_RECORD_TEXT, { mode: 0o600 });
+    Deno.renameSync(tmp, spare);
+  } catch (err) {
+    try {
+      Deno.removeSync(tmp);
+    } catch {
+      // not there
+    }
+    if (err instanceof Deno.errors.NotFound) throw closedError(sessionId);
+    throw new AppError("STATE_WRITE_FAILED", `Cannot create a lock file: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** True when the open flock file is still the one at its path (inode check; always true without inodes). */
-async function sameFile(file: Deno.FsFile, path: string, sessionId: string): Promise<boolean> {
-  const [mine, there] = await Promise.all([file.stat(), Deno.stat(path).catch(() => null)]);
-  if (there === null) throw closedError(sessionId);
+function sameFile(file: Deno.FsFile, path: string, sessionId: string): boolean {
+  const mine = file.statSync();
+  let there: Deno.FileInfo;
+  try {
+    there = Deno.statSync(path);
+  } catch {
+    throw closedError(sessionId);
+  }
   return mine.ino === null || there.ino === null || mine.ino === there.ino;
 }
 
-async function readOwner(path: string): Promise<LockRecord | null> {
-  return await readJsonFile<LockRecord>(path).catch(() => null);
+function readOwnerSync(path: string): LockRecord | null {
+  try {
+    return JSON.parse(decoder.decode(Deno.readFileSync(path))) as LockRecord;
+  } catch {
+    return null;
+  }
 }
 
-async function unlockAndClose(file: Deno.FsFile): Promise<void> {
-  await file.unlock().catch(() => {});
+function unlockAndClose(file: Deno.FsFile): void {
+  try {
+    file.unlockSync();
+  } catch {
+    // not locked
+  }
   try {
     file.close();
   } catch {

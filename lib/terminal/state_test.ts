@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
 import { AppError } from "../errors.ts";
-import { createExclusiveJson, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { createExclusiveJson, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { ensurePrivateDir } from "../state/private_dir.ts";
 import { logExtent, pruneLog, readLog } from "./output_log.ts";
 import { withSendLock } from "./send_lock.ts";
@@ -151,6 +151,62 @@ Deno.test("log segments: absolute cursors survive pruning and reads across segme
     assertEquals([after.from, after.truncated, new TextDecoder().decode(after.bytes)], [20, true, "ABCDEFGHIJxyz"]);
     const beyond = await readLog(dir, seg, 1000, 10);
     assertEquals([beyond.bytes.length, beyond.from, beyond.end], [0, 33, 33]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a send lock hold creates no file: the record is a link of this process's copy, whole from the start", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/send.lock`;
+    await withSendLock(path, { sessionId: "s" }, () => Promise.resolve());
+    const names = () => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    const after = names();
+    assertEquals(after.length, 2, after.join(","));
+    const spare = `${dir}/${after.find((n) => n.endsWith(".rec"))!}`;
+    assert(spare.includes(`send.lock.${Deno.pid}-`), spare);
+    for (let i = 0; i < 3; i++) {
+      await withSendLock(path, { sessionId: "s" }, () => {
+        const [rec, copy] = [Deno.statSync(path), Deno.statSync(spare)];
+        assertEquals([rec.ino, rec.nlink], [copy.ino, 2], "send.lock is the copy, linked");
+        assertEquals(JSON.parse(Deno.readTextFileSync(path)).pid, Deno.pid);
+        assertEquals(names().length, 3);
+        return Promise.resolve();
+      });
+      assertEquals(names(), after, "the hold left exactly what was there");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("prepareHotFile(): the spare is made ahead, the commit replaces the file whole and frees nothing; the next prepare clears up", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/cursor.json`;
+    const names = () => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    // No file yet: the commit creates it.
+    const first = await prepareHotFile(path);
+    assertEquals(names().length, 1, "the spare");
+    first.commit(jsonText({ cursor: 1 }));
+    assertEquals(await readJsonFile(path), { cursor: 1 });
+    assertEquals(names(), ["cursor.json"]);
+    assertEquals(Deno.statSync(path).mode! & 0o777, 0o600);
+    // Replacing it: the old file stays linked aside (nothing freed while the caller waits) until the next prepare.
+    const before = Deno.statSync(path).ino;
+    const second = await prepareHotFile(path);
+    second.commit(jsonText({ cursor: 2 }));
+    assertEquals(await readJsonFile(path), { cursor: 2 });
+    const aside = names().filter((n) => n.endsWith(".old"));
+    assertEquals(aside.length, 1, names().join(","));
+    assertEquals(Deno.statSync(`${dir}/${aside[0]}`).ino, before);
+    assertEquals(JSON.parse(Deno.readTextFileSync(`${dir}/${aside[0]}`)), { cursor: 1 });
+    const third = await prepareHotFile(path);
+    assertEquals(names().filter((n) => n.endsWith(".old")), [], "the next prepare removed the old copy");
+    await third.abort();
+    assertEquals(names(), ["cursor.json"], "an aborted spare is removed");
+    assertEquals(await readJsonFile(path), { cursor: 2 });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -6,7 +6,15 @@
 import { dirname, isAbsolute } from "node:path";
 import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
-import { readJsonFile, StateLayout, writeFileAtomic, writeJsonAtomic } from "../state/mod.ts";
+import {
+  type HotSpare,
+  jsonText,
+  prepareHotFile,
+  readJsonFile,
+  StateLayout,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from "../state/mod.ts";
 import {
   blockedInTerminalRead,
   dialectById,
@@ -18,6 +26,7 @@ import {
   posixQuote,
   processStartIdentity,
   readTerminalModes,
+  sameProcessAlive,
   sweepScratch,
 } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
@@ -124,6 +133,20 @@ interface SendPlan {
   /** The text answers a password prompt (echo off): it is not recorded as the last command. */
   secret: boolean;
   chunks: Uint8Array[];
+  /** Planned from remembered pane facts (see Terminal.#paneFacts): typed with Multiplexer.pasteIfReady. */
+  remembered: boolean;
+}
+
+/** After the multiplexer could not type in one round trip, how long sends ask tmux first without trying again. */
+const ONE_TRIP_RETRY_MS = 10_000;
+
+/** What a send remembers of a session's pane between sends: what does not change while the pane lives. */
+interface PaneFacts {
+  /** The session's generation the facts belong to. */
+  generation: string;
+  /** The pane process's start identity: the same pid with another one is another pane. */
+  identity: string;
+  live: MuxSession;
 }
 
 /** One row of {@link Terminal.list}. */
@@ -154,6 +177,10 @@ export class Terminal {
   readonly #env: Record<string, string>;
   readonly #defaultCwd: string;
   #swept: Promise<number> | null = null;
+  /** Pane facts by session id, for sends in one tmux round trip (see #paneFacts). */
+  readonly #panes = new Map<string, PaneFacts>();
+  /** The multiplexer said it cannot type in one round trip (the CLI transport): not tried again before this time. */
+  #oneTripAfter = 0;
   /** Log writer liveness and retention for every session (lib/terminal/log_supervisor.ts). */
   readonly logs: LogSupervisor;
 
@@ -170,6 +197,33 @@ export class Terminal {
   }
   get layout(): StateLayout {
     return this.#layout;
+  }
+
+  /** Read-only facts about the multiplexer for diagnostics (nothing here types or changes a session). */
+  get backend(): Pick<Multiplexer, "kind" | "probeVersion" | "ensureAvailable" | "serverRunning" | "listSessions"> {
+    return this.#mux;
+  }
+
+  // ── Program input for the layers above (lib/agent): the only way they reach a pane. ──
+
+  /** The session's pane as the multiplexer reports it now; null when there is none. */
+  pane(id: string): Promise<MuxSession | null> {
+    return this.#mux.paneInfo(id);
+  }
+
+  /** The session's screen as text, with `scrollback` lines of history when asked; null when it cannot be read. */
+  async screen(id: string, options: { scrollback?: number } = {}): Promise<string | null> {
+    return await this.#mux.capture(id, options).catch(() => null);
+  }
+
+  /**
+   * Types into the program in the pane exactly as given: `paste` as one paste (bracketed when asked), or
+   * tmux-named `keys`. No sanitising and no send lock: lib/agent/typing.ts, the agent layer's one typing
+   * chokepoint, sanitises caller text and holds the session's lock (see Terminal.withLock).
+   */
+  async typeExact(id: string, input: { paste: string; bracketed: boolean } | { keys: string[] }): Promise<void> {
+    if ("keys" in input) await this.#mux.sendKeys(id, input.keys);
+    else await this.#mux.pasteText(id, utf8Chunks(input.paste), input.bracketed ? { bracketed: true } : {});
   }
 
   /** The command a human runs to attach to a session. */
@@ -514,7 +568,7 @@ export class Terminal {
 
   /** The send lock lives in the session directory; a missing one means an unknown or human session. */
   async #ensureLockDir(id: string, action: string): Promise<void> {
-    if (SESSION_ID_PATTERN.test(id) && (await Deno.stat(this.#layout.sessionDir(id)).catch(() => null))) return;
+    if (SESSION_ID_PATTERN.test(id) && existsSync(this.#layout.sessionDir(id))) return;
     await this.#requireLive(id, action);
   }
 
@@ -549,26 +603,23 @@ export class Terminal {
       async (hold) => {
         // After a wait (or a dead sender's lock) the foreground may have changed: decide again.
         if (hold.waited || hold.recoveredStaleLock) {
-          plan = await this.#planSend(input.session_id, text, raw, enter, mark);
+          plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
         }
-        const { meta, live } = plan;
-        // A stopped log writer is restarted before typing, so what this send causes is recorded (no extra tmux call).
-        if (meta) await this.#checkLogWriter(meta, live.piped);
-        const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
-        await this.#mux.pasteText(input.session_id, plan.chunks, {
-          exact: raw,
-          keysAfter: enter ? ["Enter"] : [],
-        });
-        const last: LastSend = {
-          text: plan.secret ? "" : plan.body.slice(0, 4096),
-          at: new Date().toISOString(),
-          cursor,
-          nonce: plan.nonce,
-          mark_dialect: plan.markDialect,
-          mark_suffix: plan.suffix,
-          mark_process: plan.markProcess,
-        };
-        await writeJsonAtomic(this.#layout.sessionLastCommand(input.session_id), last, { sync: false }).catch(() => {});
+        // The file work of the send's record (a spare file) starts now and runs while the writer is checked and
+        // tmux types; the record takes its place once the text was typed.
+        const record = prepareHotFile(this.#layout.sessionLastCommand(input.session_id)).catch(() => null);
+        let typed: { cursor: number } | null = null;
+        try {
+          while (!typed) {
+            typed = await this.#typePlan(input.session_id, plan, raw, enter, record);
+            // The remembered pane was gone, dead or without its log writer: nothing was typed; ask tmux, decide again.
+            if (!typed) plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
+          }
+        } catch (err) {
+          await (await record)?.abort();
+          throw err;
+        }
+        const { cursor } = typed;
         if (hold.recoveredStaleLock) logStaleTakeover(input.session_id, hold.staleOwnerPid);
         return {
           session_id: input.session_id,
@@ -585,6 +636,79 @@ export class Terminal {
   }
 
   /**
+   * Types a planned send under the lock: the log writer check, the cursor, the text, and the record of the
+   * send (written while tmux types, in place once the text was typed).
+   * @returns the cursor before the send, or null when a plan from remembered pane facts found the pane not
+   *   ready (nothing typed)
+   */
+  async #typePlan(
+    id: string,
+    plan: SendPlan,
+    raw: boolean,
+    enter: boolean,
+    record: Promise<HotSpare | null>,
+  ): Promise<{ cursor: number } | null> {
+    const { meta, live } = plan;
+    // A stopped log writer is restarted before typing, so what this send causes is recorded (no extra tmux call;
+    // a remembered pane's writer is checked by tmux in the paste's own round trip).
+    if (meta) await this.#checkLogWriter(meta, live.piped);
+    const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
+    const last: LastSend = {
+      text: plan.secret ? "" : plan.body.slice(0, 4096),
+      at: new Date().toISOString(),
+      cursor,
+      nonce: plan.nonce,
+      mark_dialect: plan.markDialect,
+      mark_suffix: plan.suffix,
+      mark_process: plan.markProcess,
+    };
+    const options = { exact: raw, keysAfter: enter ? ["Enter"] : [] };
+    try {
+      if (plan.remembered && this.#mux.pasteIfReady) {
+        const r = await this.#mux.pasteIfReady(id, plan.chunks, options);
+        if (r !== "typed") {
+          // Nothing was typed: the caller plans again from what tmux says (the record's spare is kept for that).
+          this.#panes.delete(id);
+          if (r === "unavailable") this.#oneTripAfter = performance.now() + ONE_TRIP_RETRY_MS;
+          return null;
+        }
+      } else {
+        await this.#mux.pasteText(id, plan.chunks, options);
+      }
+    } catch (err) {
+      this.#panes.delete(id);
+      throw err;
+    }
+    await commitRecord(await record, this.#layout.sessionLastCommand(id), last);
+    return { cursor };
+  }
+
+  /**
+   * The session and its pane for a send. Facts remembered from an earlier send are used when they are still
+   * this pane's (the same generation, the pane process alive with the same start identity: one /proc read)
+   * and the multiplexer can check the rest in the paste's own round trip (pasteIfReady); else tmux is asked.
+   * `ask`: always ask tmux.
+   */
+  async #paneFacts(
+    id: string,
+    ask: boolean,
+  ): Promise<{ meta: SessionMeta | null; live: MuxSession; remembered: boolean }> {
+    const oneTrip = this.#mux.pasteIfReady !== undefined && performance.now() >= this.#oneTripAfter;
+    const known = this.#panes.get(id);
+    if (known && !ask && oneTrip) {
+      const meta = await readMeta(this.#layout.sessionMeta(id));
+      if (meta?.generation === known.generation && sameProcessAlive(known.live.panePid, known.identity)) {
+        return { meta, live: known.live, remembered: true };
+      }
+    }
+    this.#panes.delete(id);
+    const { meta, live } = await this.#requireLive(id, "send to");
+    const identity = oneTrip && meta && live.piped !== false ? processStartIdentity(live.panePid) : null;
+    if (meta && identity) this.#panes.set(id, { generation: meta.generation, identity, live });
+    return { meta, live, remembered: false };
+  }
+
+  /**
    * What a send types, from the pane as it is now: the shell script wrapper, the sentinel, the chunks.
    * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, MARK_UNAVAILABLE (the foreground is not a shell that can run a mark)
    */
@@ -594,10 +718,14 @@ export class Terminal {
     raw: boolean,
     enter: boolean,
     mark: boolean | "posix" | "pwsh",
+    options: { ask?: boolean } = {},
   ): Promise<SendPlan> {
-    const { meta, live } = await this.#requireLive(id, "send to");
+    const facts = await this.#paneFacts(id, options.ask ?? false);
+    const { meta, live } = facts;
     // The kernel's foreground process first (Linux); the multiplexer's current command where there is none.
     const fg = foregroundProcess(live.panePid);
+    // Remembered facts carry an old current command: without the kernel's answer, ask tmux.
+    if (facts.remembered && !fg) return await this.#planSend(id, text, raw, enter, mark, { ask: true });
     const fgName = fg?.name ?? live.currentCommand;
     const atOwnShell = meta?.dialect != null &&
       (fg ? fg.pid === live.panePid : dialectForShell(live.currentCommand)?.id === meta.dialect);
@@ -648,7 +776,19 @@ export class Terminal {
     const lineRead = fg?.inputWait ? blockedInTerminalRead(fg.inputWait) : !atOwnShell && fg?.readingInput !== false;
     const secret = lineRead &&
       await readTerminalModes(live.panePid).then((m) => m !== null && m.canonical && !m.echo);
-    return { meta, live, body, mode, nonce, markDialect, suffix, markProcess, secret, chunks: utf8Chunks(payload) };
+    return {
+      meta,
+      live,
+      body,
+      mode,
+      nonce,
+      markDialect,
+      suffix,
+      markProcess,
+      secret,
+      chunks: utf8Chunks(payload),
+      remembered: facts.remembered,
+    };
   }
 
   /**
@@ -793,6 +933,26 @@ export class Terminal {
   /** The last send to a session, if any. */
   async lastSend(id: string): Promise<LastSend | null> {
     return await readJsonFile<LastSend>(this.#layout.sessionLastCommand(id)).catch(() => null);
+  }
+}
+
+/** Puts the last-send record in place through its spare, or (without one) the usual atomic write; never throws. */
+async function commitRecord(spare: HotSpare | null, path: string, last: LastSend): Promise<void> {
+  try {
+    if (spare) return spare.commit(jsonText(last));
+  } catch {
+    // the spare could not be used: the usual way below
+  }
+  await writeJsonAtomic(path, last, { sync: false }).catch(() => {});
+}
+
+/** Whether `path` exists (one synchronous stat: cheaper on the send path than a hop to the I/O thread pool). */
+function existsSync(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -67,7 +67,8 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
       assertEquals([s2.mode, s2.event_cursor], ["agent_dispatch", 1]);
       assertEquals((await runWaiter(t.env, s2.wait_process)).code, 0);
       assertStringIncludes(await answer(c, l.session_id, 1), "ANSWER(second task");
-      assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER([aiterm] You are a sub-agent");
+      // The sub-agent notice went to the CLI's system-prompt channel: the first prompt is the task alone.
+      assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER(first task)");
       // A steer while a slow turn runs joins that turn: no new cursor, one completion.
       const slow = await c.ok<{ event_cursor: number; wait_process: { executable: string; args: string[] } }>(
         "pty_send",
@@ -181,7 +182,7 @@ Deno.test("bad launches fail before any session exists", opts, async () => {
   assertEquals((await c.ok<{ sessions: unknown[] }>("pty_list")).sessions.length, before + 1);
 });
 
-Deno.test("the launched agent knows it is a sub-agent: lineage in its environment and first prompt", opts, async () => {
+Deno.test("the launched agent knows it is a sub-agent: lineage in its env and system prompt", opts, async () => {
   await using t = await agentEnv({
     AITERM_SESSION_ID: "parent_1",
     AITERM_DELEGATION_DEPTH: "1",
@@ -202,8 +203,12 @@ Deno.test("the launched agent knows it is a sub-agent: lineage in its environmen
   assertStringIncludes(env, "AITERM_LINEAGE=root/parent_1/child_a");
   assertStringIncludes(env, "AITERM_PARENT_SESSION_ID=parent_1");
   assertStringIncludes(env, "AITERM_DELEGATION_ALLOWED=true");
-  const first = await answer(c, "child_a", 0);
-  assertStringIncludes(first, "sub-agent");
+  // The notice rides on --append-system-prompt; the first prompt is the task alone.
+  const argv = (await Deno.readTextFile(`/proc/${pid}/cmdline`)).split("\0");
+  const notice = argv[argv.indexOf("--append-system-prompt") + 1] ?? "";
+  assertStringIncludes(notice, 'sub-agent running in aiterm session "child_a", launched by session "parent_1"');
+  assertStringIncludes(notice, "lineage root > parent_1 > child_a");
+  assertEquals(await answer(c, "child_a", 0), "ANSWER(who are you)");
 });
 
 Deno.test("a prompt-less claude-code launch with launch_operation_id replays exactly", opts, async () => {

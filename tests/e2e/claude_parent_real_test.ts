@@ -27,7 +27,7 @@ import { claudeSlug, findFiles, findVendorClis, PrivateTmux, readJsonl, vendorHo
 import { startFakeAnthropic } from "../fixtures/fake_api/anthropic.ts";
 import type { RecordedRequest } from "../fixtures/fake_api/mod.ts";
 import { installClaudeParentHooks } from "../../setup/parent_hooks.ts";
-import { serverCommand } from "../../setup/server_command.ts";
+import { registeredServerCommand } from "../helpers/mcp.ts";
 
 const clis = findVendorClis();
 const FAKE_CLAUDE = new URL("../fixtures/bin/claude", import.meta.url).pathname;
@@ -160,7 +160,7 @@ for (const k of CASES) {
       const cache = await denoDir();
       // The state root reaches the MCP server and the hooks alike through the parent's environment.
       const env = { ...vh.env, AITERM_STATE_DIR: t.stateDir, ...(cache ? { DENO_DIR: cache } : {}) };
-      const server = serverCommand();
+      const server = registeredServerCommand();
       const hooks = await installClaudeParentHooks(server, { env, home: vh.home, dryRun: false });
       assertEquals(hooks.outcome, "written");
       // `-e` takes several values, so it goes before `-s`.
@@ -271,7 +271,7 @@ for (const k of CASES) {
         const text = textOf(last.content);
         assertEquals(last.role, "user");
         assertStringIncludes(text, `${HEADER} "${receipt.session_id}" (claude-code), turn 0: done`);
-        assertStringIncludes(text, "ANSWER([aiterm] You are a sub-agent");
+        assertStringIncludes(text, `ANSWER(${k.childPrompt})`);
         assertStringIncludes(text, 'hook blocking error from command "PostToolUse:mcp__aiterm__agent_launch"');
         assertStringIncludes(text, "NOT USER INPUT");
         // Nobody typed: the only human prompt in the conversation is the MCPCALL line.

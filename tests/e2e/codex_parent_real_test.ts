@@ -24,8 +24,7 @@ import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.t
 import { claudeSlug, findFiles, findVendorClis, PrivateTmux, readJsonl, vendorHome } from "../helpers/vendor.ts";
 import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
 import type { RecordedRequest } from "../fixtures/fake_api/mod.ts";
-import { serverCommand } from "../../setup/server_command.ts";
-import { connect } from "../helpers/mcp.ts";
+import { connect, registeredServerCommand } from "../helpers/mcp.ts";
 
 const clis = findVendorClis();
 const FAKE_CLAUDE = new URL("../fixtures/bin/claude", import.meta.url).pathname;
@@ -161,7 +160,7 @@ for (const k of CASES) {
       await using api = startFakeOpenAI();
       await using vh = await vendorHome("codex", { apiUrl: api.url, cwd: parentProj, trusted: true });
       const cache = await denoDir();
-      const server = serverCommand();
+      const server = registeredServerCommand();
       const mcpEnv = {
         AITERM_STATE_DIR: t.stateDir,
         CLAUDE_BIN: FAKE_CLAUDE,
@@ -301,7 +300,7 @@ for (const k of CASES) {
         const last = (bodyOf(woken).input ?? []).at(-1)!;
         const text = textOf(last);
         assertEquals(last.role, "user");
-        assertStringIncludes(text, "ANSWER([aiterm] You are a sub-agent");
+        assertStringIncludes(text, `ANSWER(${k.childPrompt})`);
         // Byte-exact: the header line, a blank line, then the answer aiterm saved.
         const saved = await Deno.readTextFile(`${t.stateDir}/parent-deliveries/${id}.body`);
         assertEquals(text, `${HEADER} "${receipt.session_id}" (claude-code), turn 0: done\n\n${saved}`);

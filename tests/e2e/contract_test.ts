@@ -91,7 +91,14 @@ interface Receipt {
 }
 
 async function observe(c: TestClient, sid: string) {
-  return await c.ok<{ state: string; reason: string; foreground: { pid: number } | null; agent: { state: string } }>(
+  return await c.ok<{
+    state: string;
+    reason: string;
+    harness_process?: { pid: number } | null;
+    pane_process?: { pid: number } | null;
+    harness_alive?: boolean;
+    agent: { state: string };
+  }>(
     "pty_observe",
     { session_id: sid },
   );
@@ -191,11 +198,13 @@ for (const f of FIXTURES) {
         assertEquals((await runWaiter(env, slow.wait_process!, 1)).code, 3);
         // 6. The harness killed in the middle of that turn: the waiter says closed (4), the send is refused.
         await eventually(async () => (await observe(c, sid)).agent.state === "busy", 30_000, "busy");
-        const pid = (await observe(c, sid)).foreground?.pid;
-        assert(pid, "the harness process is known");
-        Deno.kill(pid, "SIGKILL");
+        // pty_observe tells the harness (an npm shim's native body for Codex) from the pane's process.
+        const live = await observe(c, sid);
+        assert(live.harness_process && live.pane_process && live.harness_alive, JSON.stringify(live));
+        Deno.kill(live.harness_process.pid, "SIGKILL");
         assertEquals((await runWaiter(env, slow.wait_process!, 60)).code, 4);
-        assertEquals((await observe(c, sid)).state, "ended");
+        const dead = await observe(c, sid);
+        assertEquals([dead.state, dead.harness_alive, dead.harness_process], ["exited", false, null]);
         assertEquals((await c.err("pty_send", { session_id: sid, text: "after the end" })).code, "SESSION_ENDED");
       } finally {
         await cleanup();

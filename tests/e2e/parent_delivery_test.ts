@@ -7,9 +7,8 @@
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
-import { connect, type TestClient } from "../helpers/mcp.ts";
+import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
 import { installClaudeParentHooks, installCursorParentHooks } from "../../setup/parent_hooks.ts";
-import { serverCommand } from "../../setup/server_command.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -43,7 +42,7 @@ async function childEnv(): Promise<TestEnv> {
 
 /** What `aiterm-mcp setup` installs for a Claude Code user. */
 async function claudeHooks(t: TestEnv): Promise<void> {
-  await installClaudeParentHooks(serverCommand(), { env: t.env, home: t.home, dryRun: false });
+  await installClaudeParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
 }
 
 /** A tools/call with the `_meta` a client sends. */
@@ -152,7 +151,7 @@ Deno.test(
     assertStringIncludes(l.text, "do not poll");
     const post = await hook(t, "claude-post-tool-use", postInput("toolu_L1", "conv-1"));
     assertEquals(post.code, 2, post.stderr);
-    assertStringIncludes(post.stderr, "ANSWER([aiterm] You are a sub-agent");
+    assertStringIncludes(post.stderr, "ANSWER(first task)");
     assertStringIncludes(post.stderr, `child agent session "${l.ok.session_id}" (claude-code), turn 0: done`);
     assertEquals(post.stdout, "");
     const rec = await record(t, "claude-parent-deliveries", d.delivery_id);
@@ -211,7 +210,7 @@ Deno.test(
       const r = await post.done;
       assertEquals(r.code, 2, r.stderr);
       assertStringIncludes(r.stderr, `child agent session "${l.ok.session_id}" (claude-code), turn 0: done`);
-      assertStringIncludes(r.stderr, "ANSWER([aiterm] You are a sub-agent");
+      assertStringIncludes(r.stderr, "ANSWER(SLOW restart task)");
       const rec = await record(t, "claude-parent-deliveries", id);
       assertEquals((rec.owner as { pid: number }).pid, second.pid, "taken over by the live server");
       assertEquals(rec.state, "submitted");
@@ -301,7 +300,7 @@ Deno.test("cursor parent: receive process or postToolUse takes the answer, never
   assertEquals(refused.code, "CURSOR_PARENT_HOOK_UNAVAILABLE");
   assertEquals((await c.ok<{ sessions: unknown[] }>("pty_list", {})).sessions.length, 0);
 
-  await installCursorParentHooks(serverCommand(), { env: t.env, home: t.home, dryRun: false });
+  await installCursorParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
   const l = await callAs(c, "agent_launch", {
     harness: "claude-code",
     cwd: `${t.root}/proj`,
@@ -403,7 +402,7 @@ Deno.test(
       assert(typeof r.queued_submission_id === "string" && r.queued_submission_id !== "", "queued id");
       const queue = JSON.parse(await Deno.readTextFile(`${t.root}/queue.json`)) as Record<string, { text?: string }[]>;
       const queued = JSON.stringify(queue[thread]);
-      assertStringIncludes(queued, "ANSWER([aiterm] You are a sub-agent");
+      assertStringIncludes(queued, "ANSWER(codex parent task)");
       assertEquals(await adds(l.ok.parent_delivery.delivery_id), 1);
       // A Codex request without a thread gets no automatic delivery: wait_process instead.
       const noThread = await callAs(c, "pty_send", { session_id: child, text: "no thread task" }, {});

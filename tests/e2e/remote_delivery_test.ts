@@ -6,10 +6,9 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
-import { connect, type TestClient } from "../helpers/mcp.ts";
+import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
 import { hasSshd, startSshd, stopMasters } from "../helpers/sshd.ts";
 import { installClaudeParentHooks } from "../../setup/parent_hooks.ts";
-import { serverCommand } from "../../setup/server_command.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -66,7 +65,7 @@ Deno.test(
     t.env.CLAUDE_BIN = `${FIXTURE_BIN}claude`;
     await Deno.mkdir(`${t.root}/proj`);
     await Deno.mkdir(`${remoteHome}/proj`);
-    await installClaudeParentHooks(serverCommand(), { env: t.env, home: t.home, dryRun: false });
+    await installClaudeParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
     try {
       await using c = await connect(t.env, "claude-code");
       const remote = sshd.remote();
@@ -95,7 +94,7 @@ Deno.test(
       const post = await hook(t, "claude-post-tool-use", { session_id: "conv-r", tool_use_id: "toolu_R1" });
       assertEquals(post.code, 2, post.stderr);
       assertStringIncludes(post.stderr, 'child agent session "same" (claude-code), turn 0: done');
-      assertStringIncludes(post.stderr, "ANSWER([aiterm] You are a sub-agent");
+      assertStringIncludes(post.stderr, "ANSWER(remote child task)");
       const rec = JSON.parse(
         await Deno.readTextFile(`${t.stateDir}/remote-claude-parent-deliveries/${d.delivery_id}.json`),
       );

@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
 import { connect, type TestClient } from "../helpers/mcp.ts";
-import { processAlive } from "../../platform/process.ts";
+import { processAlive, processEnvVar } from "../../platform/process.ts";
 
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
 /** A harmless 65,536-byte line: a shell comment. */
@@ -128,44 +128,75 @@ Deno.test(
   },
 );
 
-Deno.test(
-  "a server SIGKILLed while it holds the send lock: its lock is taken over and its scratch file removed",
-  opts,
-  async () => {
-    // A tmux that is slow to load the buffer keeps the killed server inside its lock for a second.
-    await using t = await makeTestEnv();
-    const flag = `${t.root}/slow-load`;
-    const wrapper = `${t.root}/tmux-slow`;
-    await Deno.writeTextFile(
-      wrapper,
-      `#!/bin/sh\ncase " $* " in *" load-buffer "*) if [ -e '${flag}' ]; then echo $$ > '${flag}.pid'; sleep 1; fi;; esac\nexec tmux "$@"\n`,
-    );
-    await Deno.chmod(wrapper, 0o755);
-    const env = { ...t.env, AITERM_TMUX_BIN: wrapper };
-    const c = await connect(env);
-    const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-    await startReader(c, t, session_id);
-    await Deno.writeTextFile(flag, "");
-    await killMidSend(
-      c,
-      t.socketPath,
-      session_id,
-      0,
-      async () => await exists(`${flag}.pid`) && await exists(lockPath(t, session_id)),
-    );
-    await Deno.remove(flag);
-    // The orphaned tmux client finishes the paste on its own: a send is typed whole or not at all.
-    const orphan = Number((await Deno.readTextFile(`${flag}.pid`)).trim());
-    await eventually(
-      () => Promise.resolve(!processAlive(orphan)),
-      10_000,
-      "orphaned tmux client",
-    );
-    assert(await exists(lockPath(t, session_id)), "the killed server's lock record is there");
-    assertEquals(scratchFiles(t).length, 1, "the killed server's scratch file is there");
-    // An agent step does not take the lock over by itself; pty_key does, and says so.
-    const { c: fresh, recovered } = await recover(t, session_id, "after");
-    await fresh.close();
-    assert(recovered, "pty_key reported recovered_stale_lock");
-  },
-);
+/**
+ * A tmux that holds the paste for a second once `flag` exists, writing its pid to `flag.pid`. On the CLI transport
+ * the paste is a `tmux load-buffer` process; on the control transport it is a `set-buffer` line on the control
+ * client's stdin, which this wrapper passes on line by line.
+ */
+function slowPasteTmux(flag: string): string {
+  const hold = `if [ -e '${flag}' ]; then echo $$ > '${flag}.pid'; sleep 1; fi`;
+  return `#!/bin/sh
+case " $* " in
+  *" -C "*)
+    while IFS= read -r line; do
+      case "$line" in "set-buffer "*) ${hold};; esac
+      printf '%s\n' "$line"
+    done | tmux "$@"
+    exit;;
+  *" load-buffer "*) ${hold};;
+esac
+exec tmux "$@"
+`;
+}
+
+for (const transport of ["cli", "control"] as const) {
+  Deno.test(
+    `a server SIGKILLed while it holds the send lock (${transport} transport): its lock is taken over, no scratch file is left`,
+    opts,
+    async () => {
+      // A tmux that is slow to load the buffer keeps the killed server inside its lock for a second.
+      await using t = await makeTestEnv();
+      const flag = `${t.root}/slow-load`;
+      const wrapper = `${t.root}/tmux-slow`;
+      await Deno.writeTextFile(wrapper, slowPasteTmux(flag));
+      await Deno.chmod(wrapper, 0o755);
+      // The fresh server that recovers (below) runs on the same transport (whatever the suite's default is).
+      t.env.AITERM_TMUX_TRANSPORT = transport;
+      const env = { ...t.env, AITERM_TMUX_BIN: wrapper };
+      const c = await connect(env);
+      const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
+      await startReader(c, t, session_id);
+      await Deno.writeTextFile(flag, "");
+      await killMidSend(
+        c,
+        t.socketPath,
+        session_id,
+        0,
+        async () => await exists(`${flag}.pid`) && await exists(lockPath(t, session_id)),
+      );
+      await Deno.remove(flag);
+      // The orphaned tmux client finishes the paste on its own: a send is typed whole or not at all. (A control
+      // client whose owner died with a reply unwritten stays in tmux until the next aiterm reaps it: below.)
+      const orphan = Number((await Deno.readTextFile(`${flag}.pid`)).trim());
+      const orphanGone = () => eventually(() => Promise.resolve(!processAlive(orphan)), 10_000, "orphaned tmux client");
+      if (transport === "cli") await orphanGone();
+      assert(await exists(lockPath(t, session_id)), "the killed server's lock record is there");
+      // The CLI paste loads a scratch file; the control paste carries the text in its command line.
+      assertEquals(scratchFiles(t).length, transport === "cli" ? 1 : 0, "the killed server's scratch files");
+      // An agent step does not take the lock over by itself; pty_key does, and says so.
+      const { c: fresh, recovered } = await recover(t, session_id, "after");
+      try {
+        assert(recovered, "pty_key reported recovered_stale_lock");
+        await orphanGone();
+        // No control client of a dead aiterm process is left on the server (only live owners' clients).
+        const clients = await t.tmux("list-clients", "-F", "#{client_control_mode} #{client_pid}");
+        for (const row of clients.stdout.split("\n").filter((l) => l.startsWith("1 "))) {
+          const owner = processEnvVar(Number(row.slice(2)), "AITERM_CONTROL_OWNER");
+          assert(owner && processAlive(Number(owner.split(" ")[0])), `control client ${row} of a dead owner ${owner}`);
+        }
+      } finally {
+        await fresh.close();
+      }
+    },
+  );
+}

@@ -6,6 +6,11 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
 import { connect } from "../helpers/mcp.ts";
+import { processAlive } from "../../platform/process.ts";
+import { findExecutable } from "../../platform/which.ts";
+import { createTmux } from "../../platform/tmux.ts";
+import { StateLayout } from "../../lib/state/mod.ts";
+import { readSession, Terminal } from "../../lib/terminal/mod.ts";
 
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
 
@@ -90,3 +95,161 @@ Deno.test("control transport: a SIGKILLed aiterm process leaves no control clien
   }
   await eventually(async () => (await leftoverControlProcesses(t)).length === 0, 10_000, "control client to exit");
 });
+
+Deno.test(
+  "AITERM_TMUX_TRANSPORT: unset means the control client; cli spawns tmux per command and starts none",
+  opts,
+  async () => {
+    for (const transport of [undefined, "cli"]) {
+      await using t = await makeTestEnv();
+      const env = { ...t.env };
+      delete env.AITERM_TMUX_TRANSPORT;
+      if (transport) env.AITERM_TMUX_TRANSPORT = transport;
+      const a = await connect(env);
+      try {
+        const { session_id } = await a.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
+        await a.ok("pty_send", { session_id, text: "echo via-$((6*7))" });
+        const r = await a.ok<{ is_complete: boolean; text: string }>("pty_read", {
+          session_id,
+          wait: true,
+          timeout: 10,
+        });
+        assert(r.is_complete && r.text.includes("via-42"), JSON.stringify(r));
+        assertEquals((await controlClients(t)).length, transport === "cli" ? 0 : 1, `transport ${transport}`);
+        await a.ok("pty_close", { session_id });
+      } finally {
+        await a.close();
+      }
+    }
+  },
+);
+
+const hasSetpriv = Deno.build.os === "linux" && findExecutable("setpriv", Deno.env.get("PATH")) !== null;
+
+Deno.test(
+  "control transport: an aiterm process SIGKILLed while tmux owes its client a reply leaves no client, and kill-server ends the server",
+  { ...opts, ignore: !hasTmux || !hasSetpriv },
+  async () => {
+    await using t = await makeTestEnv({ AITERM_TMUX_TRANSPORT: "control" });
+    const a = await connect(t.env);
+    let serverPid = 0;
+    try {
+      const { session_id } = await a.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
+      await a.ok("pty_send", { session_id, text: "true" });
+      assertEquals((await controlClients(t)).length, 1);
+      serverPid = Number((await t.tmux("display-message", "-p", "#{pid}")).stdout.trim());
+      // A stopped server holds the send's lines; aiterm dies before tmux answers them.
+      Deno.kill(serverPid, "SIGSTOP");
+      try {
+        const send = a.call("pty_send", { session_id, text: "echo owed" }).catch(() => null);
+        await new Promise((r) => setTimeout(r, 300));
+        Deno.kill(a.pid, "SIGKILL");
+        await send;
+      } finally {
+        Deno.kill(serverPid, "SIGCONT");
+      }
+    } finally {
+      await a.close();
+    }
+    // tmux would keep a client whose reader died with a reply unwritten (and then never exit on kill-server).
+    await eventually(async () => (await leftoverControlProcesses(t)).length === 0, 10_000, "control client to exit");
+    assertEquals((await controlClients(t)).length, 0);
+    assertEquals((await t.tmux("kill-server")).code, 0);
+    await eventually(() => Promise.resolve(!processAlive(serverPid)), 10_000, "the tmux server to end");
+  },
+);
+
+Deno.test(
+  "control transport: a send to a remembered pane whose log writer died types nothing there, restarts the writer, types once",
+  { ...opts, ignore: !hasTmux || Deno.build.os !== "linux" },
+  async () => {
+    await using t = await makeTestEnv();
+    const layout = new StateLayout(t.stateDir);
+    const mux = createTmux({
+      socketPath: layout.socketPath,
+      scratchDir: layout.scratchDir,
+      serverRecordPath: layout.tmuxServerRecord,
+      env: t.env,
+      transport: "control",
+    }) as ReturnType<typeof createTmux> & { close(): Promise<void> };
+    // Which way each send typed (no log sweep runs here: only the send itself can restart the writer).
+    const ways: string[] = [];
+    const { pasteIfReady, pasteText } = {
+      pasteIfReady: mux.pasteIfReady!.bind(mux),
+      pasteText: mux.pasteText.bind(mux),
+    };
+    mux.pasteIfReady = async (...a) => {
+      const r = await pasteIfReady(...a);
+      ways.push(`ready:${r}`);
+      return r;
+    };
+    mux.pasteText = async (...a) => {
+      await pasteText(...a);
+      ways.push("paste");
+    };
+    const term = new Terminal({ mux, layout, env: t.env, defaultCwd: t.root });
+    try {
+      const { session_id: id } = await term.open({ shell: "bash", cwd: t.root });
+      await term.send({ session_id: id, text: "true" });
+      await term.send({ session_id: id, text: "true" });
+      assertEquals(ways, ["paste", "ready:typed"], "the second send typed in one round trip");
+      // The writer dies; tmux closes the pipe once the pane writes again.
+      const writer = await findSplit(layout.sessionLogDir(id));
+      Deno.kill(writer, "SIGKILL");
+      await eventually(
+        async () => {
+          await t.tmux("send-keys", "-t", `=${id}:`, "C-l");
+          return (await t.tmux("display", "-p", "-t", `=${id}:`, "#{pane_pipe}")).stdout === "0\n";
+        },
+        10_000,
+        "tmux to see the dead pipe",
+      );
+      ways.length = 0;
+      const sent = await term.send({ session_id: id, text: "echo once-$((40+2))" });
+      assertEquals(ways, ["ready:not_ready", "paste"], "tmux refused the remembered pane, then the send typed once");
+      const done = await readSession(term, { session_id: id, wait: true, timeout: 10, cursor: sent.log_cursor });
+      assertEquals(done.is_complete, true, JSON.stringify(done));
+      assert(done.text.includes("once-42"), done.text);
+      const screen = (await t.tmux("capture-pane", "-p", "-J", "-t", `=${id}:`)).stdout;
+      assertEquals(screen.split("echo once-").length - 1, 1, `typed once: ${screen}`);
+    } finally {
+      await mux.close();
+    }
+  },
+);
+
+/** The pid of the `split` writing a session's log (found by /proc, like tests/e2e/log_writer_test.ts). */
+async function findSplit(logDir: string): Promise<number> {
+  return await eventually(
+    async () => {
+      for await (const e of Deno.readDir("/proc")) {
+        if (!/^\d+$/.test(e.name)) continue;
+        const argv = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
+        if (argv.startsWith("split\0") && argv.includes(`${logDir}/seg.`)) return Number(e.name);
+      }
+      return null;
+    },
+    10_000,
+    "the log writer",
+  );
+}
+
+Deno.test(
+  "eight pty_open at once on a fresh server all succeed (the first one starts the server alone)",
+  opts,
+  async () => {
+    for (let run = 0; run < 3; run++) {
+      await using t = await makeTestEnv();
+      const c = await connect(t.env);
+      try {
+        const opened = await Promise.all(Array.from({ length: 8 }, (_, i) => c.call("pty_open", { name: `s${i}` })));
+        const failed = opened.flatMap((r, i) => (r.isError ? [`s${i}: ${JSON.stringify(r.content)}`] : []));
+        assertEquals(failed, [], `run ${run}`);
+        const listed = await c.ok<{ sessions: unknown[] }>("pty_list", {});
+        assertEquals(listed.sessions.length, 8);
+      } finally {
+        await c.close();
+      }
+    }
+  },
+);

@@ -2,8 +2,17 @@
 import { Client, StdioClientTransport } from "../../lib/mcp/sdk.ts";
 import { SERVER_V8_FLAGS } from "../../lib/self_command.ts";
 import type { CallToolResult } from "../../lib/mcp/sdk.ts";
+import { type ServerCommand, serverCommand as setupServerCommand } from "../../setup/server_command.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/**
+ * The command `aiterm-mcp setup` would register for this checkout (`deno run -A <main.ts>`), for tests that
+ * install hooks in-process: inside `deno test` the main module is the test file, so it is named here.
+ */
+export function registeredServerCommand(): ServerCommand {
+  return setupServerCommand(Deno.execPath(), false, new URL("../../main.ts", import.meta.url).href);
+}
 
 /** argv that starts the server under test. AITERM_TEST_SERVER may name a bundle or compiled binary. */
 export function serverCommand(): { command: string; args: string[] } {

@@ -12,7 +12,7 @@ import { AppError } from "../../errors.ts";
 import { log } from "../../log.ts";
 import { ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 import { processEnvVar } from "../../../platform/mod.ts";
-import type { AgentDeps } from "../launch.ts";
+import type { AgentDeps } from "../session.ts";
 import type { AgentRecord } from "../record.ts";
 import { readAnswer } from "../answer.ts";
 import { waitForTurn } from "../waiter.ts";
@@ -161,7 +161,13 @@ export class ParentDeliveryManager {
           generation: child.generation,
         });
         // A stuck child is not finished: the observer keeps waiting (reportBlocked is off here anyway).
-        return { outcome: o.outcome === "blocked" ? "timeout" : o.outcome, turn_id: o.turn_id, error: o.error };
+        // A session gone before the first look (not_found) is closed for a delivery.
+        const outcome = o.outcome === "blocked" || o.outcome === "running"
+          ? "timeout"
+          : o.outcome === "not_found"
+          ? "closed"
+          : o.outcome;
+        return { outcome, turn_id: o.turn_id, error: o.error };
       },
       answer: async (child) => {
         const a = await readAnswer(deps, child.session_id, child.cursor);

@@ -31,5 +31,22 @@ export {
   type ParentKind,
   receiptOf,
 } from "./store.ts";
-export { cursorReceiveProcess, type RequestDelivery, withParentDelivery } from "./request.ts";
+export {
+  type AgentRequestContext,
+  type AgentSendInput,
+  type AgentSendResult,
+  cursorReceiveProcess,
+  launchWithRequest,
+  type RequestDelivery,
+  sendToAgent,
+  withParentDelivery,
+} from "./request.ts";
 export { HOOK_NAMES, RECEIVE_USAGE, runCursorReceive, runHook } from "./cli.ts";
+export { pendingDeliveries, type PendingDelivery } from "./pending.ts";
+export {
+  type Guidance,
+  type GuidedReceipt,
+  receiptGuidance,
+  type ReceiptWarning,
+  serverInstructions,
+} from "./guidance.ts";

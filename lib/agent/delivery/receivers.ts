@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 import { claudeIndexPath, claudePrePath, envelope, UNCLAIMED_LIMIT_MS } from "./manager.ts";
 import { type DeliveryRecord, DeliveryStore, me, type ParentKind, STORE_PREFIXES } from "./store.ts";
+import { FileWaker } from "../turn_watch.ts";
 
 /** Where a receiver writes: the stream its client reads. Rejects when the reader went away. */
 export type WriteFn = (stream: "stdout" | "stderr", text: string) => Promise<void>;
@@ -49,7 +50,8 @@ function allStores(store: DeliveryStore): DeliveryStore[] {
   return STORE_PREFIXES.map((p) => p === store.prefix ? store : new DeliveryStore(store.root, p));
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The fallback tick of the waiting receivers; a record's change wakes them at once (../turn_watch.ts). */
+const POLL_MS = 250;
 
 /**
  * Hands one ready body to a receiver: claim, `sending`, write, `submitted`. Returns false when the
@@ -129,6 +131,8 @@ export async function claudePostToolUse(
   if (!index) return 0;
   store = allStores(store).find((s) => s.prefix === (index.prefix ?? "")) ?? store;
   const deadline = Date.now() + (options.timeoutMs ?? CLAUDE_HOOK_TIMEOUT_MS);
+  // Woken by the write that makes the record ready (a file watch); the poll is the fallback where watches fail.
+  using waker = new FileWaker(store.dir("claude"), [`${index.delivery_id}.json`]);
   for (;;) {
     const rec = await store.read("claude", index.delivery_id);
     if (!rec || rec.state === "failed" || rec.state === "unknown" || rec.state === "submitted") return 0;
@@ -150,7 +154,7 @@ export async function claudePostToolUse(
       );
       return 0;
     }
-    await sleep(options.pollMs ?? 250);
+    await waker.next(Math.min(options.pollMs ?? POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
   }
 }
 
@@ -267,6 +271,7 @@ export async function cursorParentReceive(
       break;
     }
   }
+  using waker = new FileWaker(store.dir("cursor"), [`${deliveryId}.json`]);
   for (;;) {
     const rec = await store.read("cursor", deliveryId);
     if (!rec) return 4;
@@ -291,6 +296,6 @@ export async function cursorParentReceive(
       );
       return 3;
     }
-    await sleep(options.pollMs ?? 250);
+    await waker.next(Math.min(options.pollMs ?? POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
   }
 }

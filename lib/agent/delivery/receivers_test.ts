@@ -272,3 +272,29 @@ Deno.test("the envelope names the child, the turn and the outcome, and keeps the
   );
   assert(envelope({ ...rec, child_outcome: "done", child_error: null }, "a\n\nb ").endsWith("\n\na\n\nb "));
 });
+
+Deno.test("the receivers are woken by the record's change, not by their poll (a file watch)", async () => {
+  await using store = await tempStore();
+  const rec = await claudeDelivery(store);
+  const c = collector();
+  const t0 = Date.now();
+  // A poll far beyond the 10 s limit: only the watch can deliver before the limit's last look.
+  const hook = claudePostToolUse(store, JSON.stringify({ tool_use_id: "toolu_1" }), c.write, {
+    pollMs: 600_000,
+    timeoutMs: 10_000,
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  await makeReady(store, rec, "watched body");
+  assertEquals(await hook, 2);
+  assertStringIncludes(c.out.stderr, "watched body");
+  const cur = record("cursor");
+  await store.create(cur);
+  const out = collector();
+  const receive = cursorParentReceive(store, cur.delivery_id, out.write, { pollMs: 600_000, timeoutMs: 10_000 });
+  await new Promise((r) => setTimeout(r, 50));
+  await makeReady(store, cur, "cursor body");
+  assertEquals(await receive, 0);
+  assertStringIncludes(out.out.stdout, "cursor body");
+  const waited = Date.now() - t0;
+  assert(waited < 5000, `both answers came at ${waited} ms: from the limit's last look, not from the writes`);
+});

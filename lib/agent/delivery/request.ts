@@ -1,7 +1,26 @@
-/** One request to a child with parent delivery around it: resolve, dispatch with the hooks, start observing. */
+/**
+ * One agent request, start to end: the pipeline that `pty_send` to an agent session and
+ * `agent_launch` with a prompt both go through. Read top to bottom, it is the order of events:
+ *
+ *   1. the text as it will be typed (`cleanPrompt`, lib/agent/typing.ts): too large or blank refuses,
+ *      nothing done (agent_launch checks its prompt the same way before any session exists);
+ *   2. the parent's delivery destination (`manager.resolve`): a parent without its hooks is refused
+ *      before the child is touched;
+ *   3. the send, under the child's send lock (`dispatchTurn`, or `launchAgent` for the first prompt):
+ *      wait (bounded, with progress) for a starting harness to accept input, steer a running turn or
+ *      start a new one, call the delivery hooks just before typing, type through the one chokepoint,
+ *      look for start evidence;
+ *   4. the delivery started (`manager.start`), or abandoned when 3 failed;
+ *   5. the receipt's completion route: `parent_delivery` (the answer comes by itself), Cursor's
+ *      receive process, or the `aiterm-wait` process of the new turn.
+ */
 import { selfCommand, windowsArgumentList } from "../../self_command.ts";
-import type { WaitProcess } from "../wait_process.ts";
-import type { DispatchOptions } from "../dispatch.ts";
+import { type WaitProcess, waitProcessFor } from "../wait_process.ts";
+import { type DispatchOptions, type DispatchReceipt, dispatchTurn } from "../dispatch.ts";
+import { launchAgent, type LaunchInput, type LaunchReceipt } from "../launch.ts";
+import type { AgentDeps } from "../session.ts";
+import { startupTimeoutMs } from "../startup.ts";
+import { cleanPrompt } from "../typing.ts";
 import type { ParentContext, ParentDeliveryManager } from "./manager.ts";
 import type { DeliveryReceipt } from "./store.ts";
 
@@ -11,6 +30,32 @@ export interface RequestDelivery<T> {
   parent_delivery: DeliveryReceipt | null;
   /** Replaces the receipt's wait_process when set (null: automatic delivery, no waiter needed). */
   wait_process?: WaitProcess | null;
+}
+
+/** Who asks, and how to reach them. */
+export interface AgentRequestContext {
+  deps: AgentDeps;
+  /** Parent delivery (absent: every parent gets wait_process). */
+  delivery?: ParentDeliveryManager | undefined;
+  parent?: ParentContext | undefined;
+  /** MCP progress (a no-op without a progress token): reported while a send waits for a starting harness. */
+  progress?: ((progress: number, total?: number, message?: string) => Promise<void>) | undefined;
+}
+
+/** A pty_send to an agent session. */
+export interface AgentSendInput {
+  session_id: string;
+  text: string;
+  images: string[];
+}
+
+/** What {@link sendToAgent} did. */
+export interface AgentSendResult extends DispatchReceipt {
+  /** UTF-8 bytes of the text as typed (after sanitising). */
+  bytes: number;
+  removed_controls: number;
+  wait_process: WaitProcess | null;
+  parent_delivery: DeliveryReceipt | null;
 }
 
 /** Cursor's receive process for a delivery (prints the body and exits). */
@@ -25,8 +70,56 @@ export function cursorReceiveProcess(deliveryId: string): WaitProcess {
 }
 
 /**
- * Runs `send` (a dispatch or a launch) with the delivery hooks of the calling parent. Preflight
- * errors (missing hooks) are thrown before `send` runs, so nothing reaches the child.
+ * Sends text to an agent session: steps 1–5 of the module doc.
+ * @throws {AppError} everything dispatchTurn throws, the delivery preflight codes, INPUT_TOO_LARGE, INVALID_ARGUMENT
+ */
+export async function sendToAgent(ctx: AgentRequestContext, input: AgentSendInput): Promise<AgentSendResult> {
+  const prompt = cleanPrompt(input.text);
+  const onWaitForInput: DispatchOptions["onWaitForInput"] = ctx.progress
+    ? (ms, state) => ctx.progress!(ms, startupTimeoutMs(), `waiting for the agent to accept input (${state})`)
+    : undefined;
+  const d = await withParentDelivery(
+    ctx.delivery,
+    ctx.parent,
+    (hooks) =>
+      dispatchTurn(ctx.deps, input.session_id, prompt.text, {
+        images: input.images,
+        ...hooks,
+        ...(onWaitForInput ? { onWaitForInput } : {}),
+      }),
+  );
+  const r = d.value;
+  return {
+    ...r,
+    bytes: prompt.bytes,
+    removed_controls: prompt.removed,
+    wait_process: d.wait_process !== undefined
+      ? d.wait_process
+      : r.event_cursor !== null
+      ? waitProcessFor(r.session_id, r.event_cursor, r.generation)
+      : null,
+    parent_delivery: d.parent_delivery,
+  };
+}
+
+/**
+ * agent_launch through the same pipeline: with a prompt, the first turn's delivery is prepared and
+ * started like a pty_send's; without one nothing is sent, so no delivery and no hooks are needed.
+ * @throws {AppError} everything launchAgent throws, the delivery preflight codes
+ */
+export async function launchWithRequest(
+  ctx: AgentRequestContext,
+  input: LaunchInput,
+): Promise<LaunchReceipt & { parent_delivery: DeliveryReceipt | null }> {
+  if (!input.prompt) return { ...(await launchAgent(input, ctx.deps)), parent_delivery: null };
+  const r = await withParentDelivery(ctx.delivery, ctx.parent, (hooks) => launchAgent(input, ctx.deps, hooks));
+  if (r.wait_process === undefined) return { ...r.value, parent_delivery: r.parent_delivery };
+  return { ...r.value, parent_delivery: r.parent_delivery, wait_process: r.wait_process, wait_command: null };
+}
+
+/**
+ * Runs `send` (a dispatch or a launch) with the delivery hooks of the calling parent (steps 2 and 4).
+ * Preflight errors (missing hooks) are thrown before `send` runs, so nothing reaches the child.
  */
 export async function withParentDelivery<T>(
   manager: ParentDeliveryManager | undefined,

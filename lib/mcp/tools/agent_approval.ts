@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
-import { type ApprovalResult, runApproval } from "../../agent/mod.ts";
-import { defineTool, SessionIdSchema } from "../tool.ts";
+import { type ApprovalResult, readAgentRecord, runApproval } from "../../agent/mod.ts";
+import { AppError } from "../../errors.ts";
+import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
 
 const CHOICE_IDS = ["approve_once", "approve_session", "approve_always", "deny"] as const;
 
@@ -27,19 +28,17 @@ export const agentApproval = defineTool({
   name: "agent_approval",
   title: "Inspect or answer an agent's approval dialog",
   description:
-    "The command, MCP-tool or file-edit approval a coding agent (codex-cli, claude-code) is waiting on — pty_observe reports it as blocked/approval_required. inspect reads it: kind (command, mcp_tool, file_edit, unknown), the text shown, the choices with their ids, and a digest bound to this launch. respond answers it once: under the session's send lock aiterm looks again and types the choice's key only if the same dialog (same digest) is still shown, its kind is known and the choice is single-shot (approve_once or deny; choices that remember a decision — for this session, don't ask again, always — are never typed). Otherwise the result is status blocked with the reason (no_dialog, digest_changed, unknown_dialog, choice_not_offered, choice_not_single_shot, …) and nothing was typed. After typing, submitted means the dialog went away.",
+    "Inspect or answer the approval dialog (command, MCP tool, file edit) a coding agent waits on (codex-cli, claude-code), shown by pty_observe as blocked/approval_required. Use it instead of pty_key: it types only into the dialog you saw. inspect: kind, text, choices with ids, and a digest. respond with approval_choice and that digest: under the send lock aiterm looks again and types the key only if the same dialog is still shown and the choice is single-shot (approve_once or deny; choices that remember a decision are never typed); else status blocked with the reason, nothing typed. submitted: the dialog went away.",
   input: z.object({
     action: z.enum(["inspect", "respond"]).describe("inspect reads the dialog; respond answers it once"),
     session_id: SessionIdSchema,
     approval_choice: z.enum(CHOICE_IDS).nullish().describe(
-      "respond only: the choice id from inspect; only approve_once and deny are ever typed",
+      "respond: a choice id from inspect (only approve_once and deny are ever typed)",
     ),
     observed_prompt_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).nullish().describe(
-      "respond only: the digest inspect returned for the dialog you decided on",
+      "respond: the digest inspect returned for the dialog you decided on",
     ),
-    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
-      "The session generation from its receipt; a replaced session is then SESSION_STALE",
-    ),
+    generation: GenerationSchema,
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
@@ -71,5 +70,34 @@ export const agentApproval = defineTool({
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) =>
     await runApproval(input, { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd }),
+  text,
+});
+
+/**
+ * `claude_approval`: the name Claude Code callers of the original product know (seed 002 keeps it), a
+ * thin alias of agent_approval for claude-code sessions: the same arguments, result and checks; a
+ * session of another harness is refused before anything is looked at.
+ */
+export const claudeApproval = defineTool({
+  name: "claude_approval",
+  title: "Inspect or answer a Claude Code approval (alias)",
+  description:
+    "Legacy alias of agent_approval for claude-code sessions: the same arguments and result; another harness's session is INVALID_ARGUMENT. Use agent_approval.",
+  aliasOf: "agent_approval",
+  input: agentApproval.input,
+  output: agentApproval.output,
+  annotations: agentApproval.annotations,
+  handler: async (input, deps) => {
+    await deps.terminal.checkGeneration(input.session_id, input.generation);
+    const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
+    if (rec && rec.harness !== "claude-code") {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `Cannot use claude_approval on session "${input.session_id}": it runs ${rec.harness}, not claude-code`,
+        { suggestion: "nothing was typed; use agent_approval", data: { field: "session_id" } },
+      );
+    }
+    return await runApproval(input, { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd });
+  },
   text,
 });

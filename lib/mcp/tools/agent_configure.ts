@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { configureAgent, type ConfigureReceipt } from "../../agent/mod.ts";
-import { defineTool, SessionIdSchema } from "../tool.ts";
+import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
 
 function text(out: ConfigureReceipt): string {
   const lines = [
@@ -19,16 +19,14 @@ export const agentConfigure = defineTool({
   name: "agent_configure",
   title: "Change a running agent's model or effort",
   description:
-    "Change the model and/or reasoning_effort of a running, idle agent in place, with the harness's own commands (claude-code: /model and /effort; codex-cli: the /model picker, applied for this session only; cursor-cli: /model, where an effort needs the model too; grok-cli: /model <id> [effort] and /effort). Values are checked against the harness's live catalog first (agent_models). A running turn (AGENT_BUSY), a dialog (AGENT_BLOCKED) or text in the composer refuses the change with nothing typed; a harness without an in-place command for it is CONFIGURE_UNSUPPORTED. The change is recorded only after the CLI confirms it; its confirmation lines are returned, and persisted_default says whether the CLI also saved it as the user's default for new sessions (Claude Code and Grok do).",
+    "Change a running, idle agent's model and/or reasoning_effort in place with the harness's own commands (/model, /effort; codex-cli: for this session only), checked first against its live catalog (agent_models). For a new agent pass model to agent_launch instead. Refused with nothing typed during a turn (AGENT_BUSY), a dialog (AGENT_BLOCKED) or with text in the composer; CONFIGURE_UNSUPPORTED where the harness has no command for it (cursor-cli: an effort needs model too). Recorded only once the CLI confirms; persisted_default: the CLI also saved it as the user's default (Claude Code, Grok do).",
   input: z.object({
     session_id: SessionIdSchema,
     model: z.string().min(1).max(200).nullish().describe("New model id from the harness's live catalog"),
     reasoning_effort: z.string().min(1).max(40).nullish().describe(
       "New reasoning effort in the harness's terms (cursor-cli: only together with model)",
     ),
-    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
-      "The session generation from its receipt; a replaced session is then SESSION_STALE",
-    ),
+    generation: GenerationSchema,
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({

@@ -1,24 +1,31 @@
 import { z } from "zod";
 import { RemoteSchema } from "../../remote/mod.ts";
-import { launchAgent, type LaunchInput, type LaunchReceipt } from "../../agent/mod.ts";
-import { type DeliveryReceipt, withParentDelivery } from "../../agent/delivery/mod.ts";
+import type { LaunchInput, LaunchReceipt } from "../../agent/mod.ts";
+import { type DeliveryReceipt, type Guidance, launchWithRequest, receiptGuidance } from "../../agent/delivery/mod.ts";
 import type { HarnessId } from "../../../harnesses/mod.ts";
 import { type CallContext, defineTool, type ToolDeps } from "../tool.ts";
 import { HarnessSchema, launchFields, LaunchOutputSchema } from "./agent_schemas.ts";
 
 const DESCRIPTION =
-  "Start a coding agent (harness: claude-code, codex-cli, grok-cli, cursor-cli; model is a separate axis — e.g. Composer is a Cursor model: harness=cursor-cli, model=composer-2.5-fast) in a fresh persistent session that shares your normal HOME, cwd, config, MCP servers, plugins, skills and trust. aiterm owns only completion-correlation state. The agent is told it is a sub-agent (parent session, delegation depth and lineage, delegation_allowed=true). With a prompt, the call returns as soon as the turn is dispatched: do not wait here. To be told when the turn ends, start wait_process in the background (exit 0 done, 3 timeout after 600 s, 4 closed, 5 blocked: the child is stuck on a dialog such as approval_required or is stopped — see pty_observe / agent_approval, then start the waiter again — 7 error: the harness recorded an API error, no result); the receipt is authoritative and only done has a result. Then read the answer with pty_read(session_id, agent_transcript:true, cursor:event_cursor). Later turns go through pty_send: a running turn takes the text as a steer, an idle agent starts a new turn with a new event_cursor. Without prompt and trust_project the call returns at once with startup.not_checked.";
+  "Start a coding-agent CLI as your sub-agent in a new persistent session: harness claude-code, codex-cli, grok-cli " +
+  "or cursor-cli; model is a separate axis, from agent_models (Composer: harness=cursor-cli, " +
+  "model=composer-2.5-fast). It shares your HOME, config, MCP servers, skills and trust; for a plain shell use " +
+  "pty_open. With prompt it returns once the turn is dispatched: do not wait or poll. The receipt's `next` " +
+  "says how your client gets the answer: Codex and Claude Code parents by themselves; others start wait_process " +
+  "in the background, then pty_read agent_transcript:true cursor:event_cursor. Later turns and steering: pty_send; " +
+  "a stuck dialog: agent_approval. Without prompt and trust_project it returns at once (startup not_checked); " +
+  "trust_project answers the trust dialogs during start-up.";
 
-type LaunchOut = LaunchReceipt & { parent_delivery: DeliveryReceipt | null };
+type LaunchOut = LaunchReceipt & { parent_delivery: DeliveryReceipt | null } & Guidance;
 
-function text(out: LaunchOut): string {
+function text(out: z.output<typeof LaunchOutputSchema>): string {
   const lines = [`session_id: ${out.session_id}`, `startup: ${out.startup.status} (${out.startup.reason})`];
   lines.push(`initial_prompt: ${out.initial_prompt.status} (${out.initial_prompt.reason})`);
   if (out.parent_delivery) {
-    lines.push(
-      `parent_delivery: ${out.parent_delivery.state} (${out.parent_delivery.delivery_id}); the answer comes to you by itself — do not poll`,
-    );
+    lines.push(`parent_delivery: ${out.parent_delivery.state} (${out.parent_delivery.delivery_id})`);
   }
+  lines.push(`next: ${out.next}`);
+  if (out.warning) lines.push(`warning: ${out.warning.code}: ${out.warning.message}`);
   if (out.wait_process) lines.push(`wait: ${[out.wait_process.executable, ...out.wait_process.args].join(" ")}`);
   if (out.submit_residue) {
     lines.push("warning: text was left in the composer; look with pty_read screen:true (do not resend)");
@@ -28,13 +35,11 @@ function text(out: LaunchOut): string {
 }
 
 async function handler(input: LaunchInput, deps: ToolDeps, ctx: CallContext): Promise<LaunchOut> {
+  // The one agent-request pipeline (lib/agent/delivery/request.ts); without a prompt nothing is sent.
   const agentDeps = { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd };
-  // A launch without a prompt sends nothing: no delivery to prepare, no hook required.
-  const r = input.prompt
-    ? await withParentDelivery(deps.delivery, ctx.parent, (hooks) => launchAgent(input, agentDeps, hooks))
-    : { value: await launchAgent(input, agentDeps), parent_delivery: null };
-  if (r.wait_process === undefined) return { ...r.value, parent_delivery: r.parent_delivery };
-  return { ...r.value, parent_delivery: r.parent_delivery, wait_process: r.wait_process, wait_command: null };
+  const r = await launchWithRequest({ deps: agentDeps, delivery: deps.delivery, parent: ctx.parent }, input);
+  // What this parent must do now (lib/agent/delivery/guidance.ts).
+  return { ...r, ...receiptGuidance(ctx.parent, r) };
 }
 
 export const agentLaunch = defineTool({
@@ -52,8 +57,10 @@ function alias(name: string, harness: HarnessId) {
   return defineTool({
     name,
     title: `Launch ${harness} (deprecated alias)`,
+    // A thin alias (lib/mcp/listing.ts): one line and `{type: "object"}` in tools/list, full validation here.
     description:
-      `Deprecated: use agent_launch(harness="${harness}"). Same inputs without harness and image. ${DESCRIPTION}`,
+      `Deprecated alias of agent_launch(harness="${harness}"): takes agent_launch's arguments except harness, image and remote. Use agent_launch.`,
+    aliasOf: "agent_launch",
     input: z.object((({ image: _image, ...rest }) => rest)(launchFields)).strict(),
     output: LaunchOutputSchema,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -4,7 +4,7 @@ import { REMOTE_RESULT_FIELDS } from "../../remote/mod.ts";
 import { HARNESS_IDS } from "../../../harnesses/mod.ts";
 
 export const HarnessSchema = z.enum(HARNESS_IDS).describe(
-  "The agent harness: the CLI that owns the agent loop, auth, hooks, session and transcript (not the model)",
+  "The agent CLI (it owns the agent loop, auth, hooks and transcript; the model is a separate choice)",
 );
 
 export const WaitProcessSchema = z.object({
@@ -14,7 +14,20 @@ export const WaitProcessSchema = z.object({
     "PowerShell 7 Start-Process -ArgumentList as one string (Windows only)",
   ),
 }).strict().nullable().describe(
-  "Start this to be told when the turn ends: exit 0 done, 3 timeout (600 s), 4 closed, 5 blocked (stuck on a dialog or stopped; see pty_observe/agent_approval, then start it again), 7 error (no result)",
+  "Start this to be told when the turn ends: exit 0 done, 3 timeout (600 s), 4 closed, 5 blocked (stuck on a dialog or stopped; see pty_observe/agent_approval, then start it again), 6 not found, 7 error (no result)",
+);
+
+/** `next`: what this parent must do now (the one route for its client; see lib/agent/delivery/guidance.ts). */
+export const NextSchema = z.string().describe(
+  "What you must do now, for your client: nothing (the answer comes by itself), or start wait_process in the background",
+);
+
+/** `warning`: something the parent should know that did not fail the call. */
+export const WarningSchema = z.object({
+  code: z.enum(["CODEX_PARENT_ID_UNAVAILABLE"]).describe("Warning code"),
+  message: z.string().describe("What it means and what to do"),
+}).strict().optional().describe(
+  "Present only when there is something to know, e.g. no automatic delivery for this request",
 );
 
 /** `parent_delivery` in agent_launch and pty_send receipts. */
@@ -37,37 +50,35 @@ const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environ
 /** agent_launch input fields (harness added by agent_launch; fixed by the aliases). */
 export const launchFields = {
   model: z.string().nullish().describe(
-    "Model id from the harness's live catalog (agent_models); checked before launch, no fallback",
+    "Model id from agent_models (default: the CLI's); checked against the live catalog before launch (MODEL_UNKNOWN names the choices), never replaced by another",
   ),
   reasoning_effort: z.string().min(1).nullish().describe(
     "Reasoning effort in the harness's terms (e.g. low, medium, high)",
   ),
   fast: z.boolean().nullish().describe(
-    "Fast mode: true asks for it (FAST_MODE_NOT_SUPPORTED when the model has none); false with a fast model id is FAST_MODE_MODEL_CONFLICT",
+    "true: this seat runs in fast mode (the harness's own per-session option, confirmed from its screen; FAST_MODE_NOT_SUPPORTED for a model without one); false: normal speed; false with a fast model id: FAST_MODE_MODEL_CONFLICT",
   ),
-  prompt: z.string().nullish().describe(
-    "First prompt; sent after the TUI accepts input, and the call returns without waiting",
-  ),
+  prompt: z.string().nullish().describe("First task, sent once the TUI accepts input; the call does not wait for it"),
   image: z.array(z.string()).max(16).optional().describe(
-    "Absolute png/jpg/jpeg/gif/webp paths attached to the first prompt",
+    "Up to 16 absolute png/jpg/jpeg/gif/webp paths for the first prompt",
   ),
   cwd: z.string().nullish().describe("Absolute working directory (default: the server's cwd)"),
-  env_vars: z.array(EnvName).max(64).optional().describe("Names of variables to copy from this server's environment"),
+  env_vars: z.array(EnvName).max(64).optional().describe(
+    "Names (at most 64) of server environment variables to copy in",
+  ),
   write_scope: z.string().min(1).nullish().describe(
-    '"read-only" is enforced through the harness\'s own read-only mode where it has one; anything else is a declaration',
+    '"read-only" uses the harness\'s own read-only mode where it has one; other values are declarations',
   ),
   session_name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).nullish().describe("Session id (default: automatic)"),
   trust_project: z.boolean().optional().describe(
-    "Answer the workspace-trust, project-hooks and MCP-consent dialogs for this directory during start-up",
+    "Answer the workspace-trust, project-hooks and MCP-consent dialogs for cwd during start-up",
   ),
   throughline_source_session: z.string().min(1).nullish().describe(
     "Throughline session to read context from (needs Throughline)",
   ),
-  throughline_supplement_file: z.string().min(1).nullish().describe(
-    "Throughline supplement JSON path, passed through as is",
-  ),
+  throughline_supplement_file: z.string().min(1).nullish().describe("Throughline supplement JSON path, passed as is"),
   launch_operation_id: z.string().nullish().describe(
-    "sha256:<hex>; Claude Code prompt-less exact replay correlation only",
+    "sha256:<hex>: correlates an exact replay of a prompt-less Claude Code launch",
   ),
 };
 
@@ -96,15 +107,17 @@ export const LaunchOutputSchema = z.object({
   wait_command: z.string().nullable().describe("Human-readable form of wait_process (display only)"),
   submit_residue: z.boolean().nullable().describe("Text was left in the composer after submitting"),
   managed_completion: z.literal(true).describe("aiterm correlates completion from the harness's own records"),
-  fast: z.boolean().describe("Fast mode state after launch"),
+  fast: z.boolean().describe("true only when fast mode is confirmed (from the harness's screen, or a fast model id)"),
   fast_error: z.object({ code: z.string().describe("Code"), message: z.string().describe("Why") }).strict().nullable()
-    .describe("Why fast mode was asked for but not confirmed"),
+    .describe("FAST_MODE_UNCONFIRMED: fast:true was asked for but not confirmed, and why"),
   write_scope: z.string().optional().describe("write_scope as given"),
   write_scope_enforcement: z.enum(["enforced_read_only", "declaration_only_unsupported"]).optional().describe(
     "How write_scope is enforced",
   ),
   attach_command: z.string().describe("Run this to watch the agent"),
   parent_delivery: ParentDeliverySchema,
+  next: NextSchema,
+  warning: WarningSchema,
   generation: z.string().describe("This generation of the session id (pass it back to detect a replaced session)"),
   ...REMOTE_RESULT_FIELDS,
 }).strict();

@@ -18,7 +18,7 @@ export const diagnostics = defineTool({
   name: "diagnostics",
   title: "Readiness report",
   description:
-    "Read-only readiness report: aiterm version, whether tmux is found and new enough, whether the state directory is usable, how many sessions exist, and which coding-agent CLIs resolve. Never returns paths, environment values or terminal content.",
+    "Report whether aiterm is ready, read-only: version, tmux found and new enough, state directory usable, session count, output-log writers, which coding-agent CLIs resolve, parent delivery per client (setup_required: run aiterm-mcp setup). Call it when tools fail with TMUX_* or STATE_ROOT_* codes. Never returns paths, environment values or terminal content.",
   input: z.object({}).strict(),
   output: z.object({
     version: z.string().describe("aiterm version"),
@@ -77,7 +77,7 @@ export const diagnostics = defineTool({
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
-    const mux = deps.terminal.mux;
+    const mux = deps.terminal.backend;
     const version = await mux.probeVersion();
     let supported = false;
     if (version !== null) supported = await mux.ensureAvailable().then(() => true, () => false);

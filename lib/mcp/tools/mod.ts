@@ -1,6 +1,6 @@
 /** Every tool the server offers, in listing order. */
 import type { ToolDef } from "../tool.ts";
-import { agentApproval } from "./agent_approval.ts";
+import { agentApproval, claudeApproval } from "./agent_approval.ts";
 import { agentConfigure } from "./agent_configure.ts";
 import { agentLaunch, claudeAgent, codexAgent, grokAgent } from "./agent_launch.ts";
 import { agentModels } from "./agent_models.ts";
@@ -29,4 +29,5 @@ export const ALL_TOOLS: ToolDef[] = [
   claudeAgent,
   codexAgent,
   grokAgent,
+  claudeApproval,
 ] as unknown as ToolDef[];

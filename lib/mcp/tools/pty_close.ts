@@ -1,17 +1,15 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
-import { defineTool, SessionIdSchema } from "../tool.ts";
+import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
 
 export const ptyClose = defineTool({
   name: "pty_close",
   title: "Close a terminal",
   description:
-    "Close a session: end its processes and remove its files (log, cursor, lock). Safe to repeat: a second call says already_closed.",
+    "Close a session: end its processes (an agent's CLI too) and delete its log and files; an ended session's log stays readable by pty_read until then. Idempotent: a second call says already_closed.",
   input: z.object({
     session_id: SessionIdSchema,
-    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
-      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
-    ),
+    generation: GenerationSchema,
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({

@@ -1,20 +1,24 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { KEY_SYNTAX } from "../../terminal/mod.ts";
-import { defineTool, SessionIdSchema } from "../tool.ts";
+import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
 import { STALE_LOCK_NOTE } from "./pty_send.ts";
+
+/** The key syntax is stated once, here (the `key` field points to it). */
+const DESCRIPTION =
+  "Press one key in a session: to interrupt, answer a prompt or move in a full-screen program. Text goes through " +
+  "pty_send; an agent's approval dialog through agent_approval (it checks the dialog first). " +
+  `${KEY_SYNTAX.charAt(0).toUpperCase()}${KEY_SYNTAX.slice(1)}; aliases such as ctrl-c, ^C, alt-x, esc work. ` +
+  "An unknown name (KEY_UNKNOWN) or a combination no terminal can send (KEY_UNSUPPORTED) is refused, never typed as text.";
 
 export const ptyKey = defineTool({
   name: "pty_key",
   title: "Press a key in a terminal",
-  description:
-    `Press one key in a session: ${KEY_SYNTAX}. Aliases such as ctrl-c, ^C, alt-x, esc, enter, backspace work. An unknown name (KEY_UNKNOWN) or a combination no terminal can send (KEY_UNSUPPORTED) is refused and never typed as text.`,
+  description: DESCRIPTION,
   input: z.object({
     session_id: SessionIdSchema,
-    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
-      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
-    ),
-    key: z.string().min(1).max(32).describe("Key name or alias, e.g. C-c, Enter, Escape, Up, Tab"),
+    generation: GenerationSchema,
+    key: z.string().min(1).max(32).describe("One key name or alias (see the description)"),
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({

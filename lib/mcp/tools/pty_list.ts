@@ -1,16 +1,30 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
+import { readAgentRecord } from "../../agent/mod.ts";
+import type { SessionRow, Terminal } from "../../terminal/mod.ts";
 import { defineTool } from "../tool.ts";
+
+/** Rows of agent sessions gain their harness and model (from the launch record), so a restarted parent can tell. */
+async function withAgents(
+  terminal: Terminal,
+  rows: SessionRow[],
+): Promise<(SessionRow & { harness?: string; model?: string | null })[]> {
+  return await Promise.all(rows.map(async (row) => {
+    if (row.origin !== "ai") return row;
+    const rec = await readAgentRecord(terminal.sessionDir(row.session_id)).catch(() => null);
+    return rec ? { ...row, harness: rec.harness, model: rec.model } : row;
+  }));
+}
 
 export const ptyList = defineTool({
   name: "pty_list",
   title: "List terminals",
   description:
-    "List sessions on aiterm's private tmux server, plus ended sessions whose logs are still readable. origin=human marks a session a person created on the same socket.",
+    "List the sessions on aiterm's private tmux server, and ended ones whose log is still readable: state, origin (human = made by a person on the socket), foreground command, attached, size, generation; agent sessions also harness and model. Read-only; use it to find a session again after a restart. env_keys: per session, whether aiterm set each named variable (values are never returned).",
   input: z.object({
     env_keys: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")).max(32)
       .optional().describe(
-        "Variable names to check per session: whether aiterm set each one for the session (env_vars, AITERM_SESSION_ID); values are never returned",
+        "Variable names (at most 32) to check per session: set by aiterm or not (never their values)",
       ),
     remote: RemoteSchema.optional(),
   }).strict(),
@@ -27,6 +41,10 @@ export const ptyList = defineTool({
         height: z.number().int().nullable().describe("Rows"),
         created_at: z.string().nullable().describe("ISO creation time"),
         generation: z.string().nullable().describe("This generation of the id (null for human sessions)"),
+        harness: z.string().optional().describe("Agent sessions only: the harness (claude-code, codex-cli, …)"),
+        model: z.string().nullable().optional().describe(
+          "Agent sessions only: the model launched or configured (null = the harness default)",
+        ),
         environment: z.record(z.string(), z.boolean()).optional().describe(
           "Per asked env_key: true when aiterm set it for this session (its value is never returned), else false",
         ),
@@ -36,7 +54,7 @@ export const ptyList = defineTool({
   }).strict(),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
-    const sessions = await deps.terminal.list();
+    const sessions = await withAgents(deps.terminal, await deps.terminal.list());
     if (!input.env_keys?.length) return { observed_at: new Date().toISOString(), sessions };
     const env = await deps.terminal.listEnvironment(sessions, input.env_keys);
     return {
@@ -53,6 +71,7 @@ export const ptyList = defineTool({
         s.attached ? "attached" : "detached",
         s.width ? `${s.width}x${s.height}` : "-",
         s.origin,
+        ...(s.harness ? [`agent=${s.harness}${s.model ? `/${s.model}` : ""}`] : []),
       ]
         .join("\t")
     ).join("\n"),

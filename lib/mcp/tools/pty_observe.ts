@@ -1,28 +1,44 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
-import { observeAgent } from "../../agent/mod.ts";
+import { agentSessionView } from "../../agent/mod.ts";
 import { observeSession } from "../../terminal/mod.ts";
-import { defineTool, SessionIdSchema } from "../tool.ts";
+import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
+
+const ProcessIdentitySchema = z.object({
+  pid: z.number().int().describe("Process id"),
+  start: z.string().nullable().describe("Start identity (differs when the pid is reused)"),
+  argv_digest: z.string().nullable().describe("sha256 of its argv (the text is never returned)"),
+}).strict();
 
 export const ptyObserve = defineTool({
   name: "pty_observe",
   title: "Observe a terminal's state and activity",
   description:
-    "Structured liveness without any screen or command text: whether the pane is alive, the foreground process identity (pid, start identity, argv digest), the state (idle_shell, running, input_prompt with prompt continuation|read|password, nested, full_screen (reason alternate_screen: vim, less, man…), blocked with reason harness_stopped when the foreground is stopped or — for agents — the dialog it waits on, such as approval_required or vendor_onboarding_required, ended), and an activity cursor. Pass the cursor back on the next call to get whether the screen changed and CPU used per process in between (cpu_delta_complete=false when a process vanished).",
+    "Observe a session's state without reading its output: pane alive, foreground process identity (pid, start, argv digest; never text), state with a reason (terminals: idle_shell, running, input_prompt, nested, full_screen, blocked, ended; agent sessions: ready, busy, starting, blocked on a dialog such as approval_required, exited, with harness and pane processes apart and pending parent deliveries), and an activity cursor: pass it back to learn whether the screen changed and the CPU used since. Read-only and cheap: use it to check on an agent or a long command; pty_read gives the output.",
   input: z.object({
     session_id: SessionIdSchema,
-    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
-      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
-    ),
-    cursor: z.string().max(65536).nullish().describe("activity.cursor from the previous pty_observe of this session"),
+    generation: GenerationSchema,
+    cursor: z.string().max(65536).nullish().describe("activity.cursor of this session's previous pty_observe"),
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({
     session_id: z.string().describe("The session"),
     exists: z.boolean().describe("aiterm knows the session"),
     pane_alive: z.boolean().describe("Its shell is still running"),
-    state: z.enum(["idle_shell", "running", "input_prompt", "nested", "full_screen", "blocked", "ended"]).describe(
-      "What the session is doing (full_screen: vim, less, top… own the screen; reason alternate_screen, or full_screen_program for one drawing on the normal screen)",
+    state: z.enum([
+      "idle_shell",
+      "running",
+      "input_prompt",
+      "nested",
+      "full_screen",
+      "blocked",
+      "ended",
+      "ready",
+      "busy",
+      "starting",
+      "exited",
+    ]).describe(
+      "What the session is doing. Terminals: idle_shell … ended (full_screen: vim, less, top… own the screen; reason alternate_screen, or full_screen_program for one drawing on the normal screen). Agent sessions: the agent's state ready, busy, starting, blocked, exited",
     ),
     reason: z.string().describe("Why this state was chosen"),
     prompt: z.enum(["continuation", "read", "password"]).nullable().optional().describe(
@@ -34,12 +50,32 @@ export const ptyObserve = defineTool({
       argv_digest: z.string().nullable().describe("sha256 of its argv (the text is never returned)"),
       is_shell: z.boolean().describe("The foreground is the session's own shell"),
     }).strict().nullable().describe("The foreground process (Linux); null where the OS does not expose it"),
+    pane_process: ProcessIdentitySchema.nullable().optional().describe(
+      "Agent sessions: the pane's own process (what tmux started); null once the pane is dead",
+    ),
+    harness_process: ProcessIdentitySchema.nullable().optional().describe(
+      "Agent sessions: the harness CLI's process (an npm shim's native body is the harness); null when dead or not identifiable (never guessed)",
+    ),
+    harness_alive: z.boolean().optional().describe("Agent sessions: the harness CLI is still running"),
     agent: z.object({
       harness: z.string().describe("The agent's harness"),
       state: z.enum(["ready", "busy", "blocked", "starting", "exited"]).describe("From the harness's own screen rules"),
       reason: z.string().nullable().describe(
         "Why it is blocked or exited: approval_required, vendor_onboarding_required, trust_required, rate_limited, service_unreachable, harness_exited, …",
       ),
+      model: z.string().nullable().optional().describe(
+        "The model it was launched (or configured) with; null = the harness default",
+      ),
+      pending_deliveries: z.array(
+        z.object({
+          delivery_id: z.string().describe("The delivery"),
+          parent: z.enum(["codex", "claude", "cursor"]).describe("The parent it goes to"),
+          state: z.enum(["waiting", "ready", "sending"]).describe(
+            "waiting = turn running; ready = answer saved, not yet taken",
+          ),
+          cursor: z.number().int().describe("The child turn it answers"),
+        }).strict(),
+      ).optional().describe("Parent deliveries of this child whose answer has not reached the parent yet"),
     }).strict().nullable().describe("Agent sessions: what the agent is doing or stuck on; null for plain terminals"),
     activity: z.object({
       cursor: z.string().describe("Pass back on the next call"),
@@ -60,15 +96,8 @@ export const ptyObserve = defineTool({
   handler: async (input, deps) => {
     await deps.terminal.checkGeneration(input.session_id, input.generation);
     const base = await observeSession(deps.terminal, input.session_id, input.cursor ?? null);
-    const agent = await observeAgent(deps.terminal, input.session_id);
-    if (!agent) return { ...base, agent: null };
-    // An agent stuck on a dialog is blocked with the harness's reason, whatever the process table says.
-    if (agent.state === "blocked" && base.state !== "ended") {
-      return { ...base, state: "blocked" as const, reason: agent.reason ?? "blocked", agent };
-    }
-    if (agent.state === "exited" && base.state === "ended") {
-      return { ...base, reason: agent.reason ?? base.reason, agent };
-    }
-    return { ...base, agent };
+    // Agent sessions: the agent's state at the top, pane and harness apart (lib/agent/observe.ts).
+    const view = await agentSessionView(deps.terminal, input.session_id, base, deps.delivery?.store ?? null);
+    return view ?? { ...base, agent: null };
   },
 });

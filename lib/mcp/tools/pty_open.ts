@@ -8,15 +8,17 @@ export const ptyOpen = defineTool({
   name: "pty_open",
   title: "Open a persistent terminal",
   description:
-    "Open a new persistent terminal session (a tmux session on aiterm's private socket). It survives restarts of this server and of the client. Returns the session id and the exact command a human runs to attach and watch.",
+    "Open a persistent terminal session: a shell in tmux on aiterm's private socket that survives restarts of this server and of the client. Returns session_id, generation and attach_command (a human can watch and take over). Then pty_send / pty_read / pty_key it, pty_close when done. For a coding-agent CLI (Claude Code, Codex, …) use agent_launch instead. `remote` (full form here; the same object on every session tool) runs the call on another host's aiterm-mcp through ssh: no port is opened there, nothing of it is stored, passphrases stay in memory.",
   input: z.object({
     name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must match ^[A-Za-z0-9_-]{1,64}$").nullish()
-      .describe("Session id to use; omitted = automatic t1, t2, …; an existing name is an error"),
+      .describe(
+        "Session id to use: letters, digits, _ or -, at most 64 (default: t1, t2, …); a taken name is SESSION_EXISTS",
+      ),
     shell: z.string().min(1).nullish().describe("Shell program name or absolute path (default: bash, else sh)"),
     cwd: z.string().min(1).nullish().describe("Absolute working directory (default: the server's cwd)"),
     env_vars: z.array(EnvName).max(64).optional()
       .describe(
-        "Names of variables to copy from the server's environment into the session; values are never returned; a name the server does not have is skipped and listed in env_vars_skipped",
+        "Names (at most 64) of server environment variables to copy into the session; values are never returned; a name the server lacks is skipped (env_vars_skipped)",
       ),
     remote: RemoteSchema.optional(),
   }).strict(),

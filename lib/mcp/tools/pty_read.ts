@@ -3,7 +3,7 @@ import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAnswer } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
 import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
-import { type CallContext, defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
+import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { summaryText, TEXT_COPY_BYTES } from "../result.ts";
 
 type AgentRead = ReadResult & { turn_id: string | null; answer_empty: boolean | null; harness: string | null };
@@ -79,52 +79,54 @@ export const ptyRead = defineTool({
   name: "pty_read",
   title: "Read a terminal",
   description:
-    'Read what a session printed since your last read, reduced to what matters (control codes stripped, repeats and blank runs collapsed, long output folded to head+tail, test/build/git/grep/install output summarised with every failure and error kept). wait:true first waits until the last command finishes and says how it knows (via: exit, sentinel, until, shell_integration, quiescent; input_prompt with prompt continuation|read|password, nested, screen_settled (a full-screen program such as vim, less or top whose screen stopped changing) or timeout when not complete). screen:true shows the rendered screen (for full-screen programs), trimmed, with a meta line. full:true or line_range:"A:B" give exact lines; raw:true the unreduced text; cursor reads from a byte offset without moving your default cursor. A result is at most 1 MiB: has_more:true means read again with cursor=next_cursor (line_range: from next_line).',
+    'Read what a session printed since your last read, reduced for a model: control codes stripped, repeats folded, long output cut to head+tail, test/build/git/grep/install output summarised with every error kept. wait:true first waits until the last command finishes and says how it knows (is_complete, via, exit_status; timeout default 10 s, at most 600); until waits for text instead. screen:true gives the rendered screen (vim, less, top); full:true or line_range "A:B" exact log lines; raw:true unreduced. cursor reads from a byte offset and leaves your own cursor alone. A result stops at 1 MiB: has_more means read on from next_cursor. Use pty_observe for state without output; agent_transcript:true reads an agent turn\'s answer.',
   input: z.object({
     session_id: SessionIdSchema,
-    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
-      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
-    ),
-    wait: z.boolean().default(false).describe("Wait for the last command to complete before reading"),
+    generation: GenerationSchema,
+    wait: z.boolean().default(false).describe("Wait for the last command to finish before reading"),
     until: z.string().min(1).max(MAX_UNTIL_CHARS).nullish().describe(
       "Wait until this text appears in new output (implies wait)",
     ),
     until_regex: z.boolean().default(false).describe(
-      "Treat until as a JavaScript regular expression (flag m: ^ and $ at line ends and at the end of the output so far), matched in linear time; backreferences and lookaround are refused",
+      "until is a JavaScript regex (flag m), matched in linear time: no backreferences or lookaround",
     ),
-    timeout: z.number().min(0).default(10).describe("Seconds to wait at most (capped at 600)"),
-    screen: z.boolean().default(false).describe("Return the rendered visible screen instead of the log"),
+    timeout: z.number().min(0).default(10).describe("Seconds to wait at most (default 10, capped at 600)"),
+    screen: z.boolean().default(false).describe("The rendered visible screen instead of the log"),
     full: z.boolean().default(false).describe(
-      "No folding: the retained log from its first byte, or from cursor when given, in pages of at most 1 MiB",
+      "The retained log unfolded, from its start (or cursor), in pages of 1 MiB",
     ),
     lines: z.number().int().positive().nullish().describe(
-      "Only the last N lines (with screen: the last N rows that hold text, reaching into the scrollback when N is larger than the screen)",
+      "Only the last N lines (screen: the last N rows with text, reaching into the scrollback)",
     ),
     line_range: z.string().nullish().describe(
-      'Exact lines "A:B" of the retained log (counted from cursor when given), 1-based inclusive; "A:" to the end',
+      'Exact log lines "A:B", 1-based, inclusive ("A:" to the end), counted from cursor when given',
     ),
-    raw: z.boolean().default(false).describe("Return the text unreduced (control sequences kept)"),
+    raw: z.boolean().default(false).describe("The text unreduced (control sequences kept)"),
     cursor: z.number().int().min(0).nullish().describe(
-      "Read from this byte offset without moving your default cursor; with agent_transcript, the turn's event_cursor",
+      "Byte offset to read from (your own cursor stays); with agent_transcript: the turn's event_cursor",
     ),
     agent_transcript: z.boolean().default(false).describe(
-      "Agent sessions: the final answer of the turn at cursor (default: the last finished turn), from the harness's own transcript",
+      "Agent sessions: the final answer of turn cursor (default: the last finished one) from the harness's transcript",
     ),
     remote: RemoteSchema.optional(),
   }).strict(),
+  // What Claude Code and Codex give the model is this object as JSON (the text block never reaches them):
+  // the verdict, the cursors and what to do next first, fields without a value left out, the text last.
+  // Fields that may be absent are nullish: a remote aiterm from before this shape sends them as null.
   output: z.object({
     session_id: z.string().describe("The session"),
-    state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log stays readable until pty_close"),
-    view: z.enum(["log", "screen", "full", "line_range", "agent_transcript"]).describe("What was read"),
-    meta: z.string().nullable().describe("Lines and estimated tokens shown versus raw"),
-    reducer: z.string().nullable().describe("Which reduction was applied (generic or a command-specific one)"),
-    cursor: z.number().int().nullable().describe("Byte offset the text starts at"),
-    next_cursor: z.number().int().nullable().describe("Byte offset to continue from"),
-    end: z.number().int().nullable().describe("Byte offset of the end of the log"),
+    is_complete: z.boolean().nullish().describe("Whether the last command finished (absent when not waiting)"),
+    via: z.enum(VIA).nullish().describe("How completion was decided"),
+    exit_status: z.number().int().nullish().describe("Exit status when the evidence carries one"),
+    prompt: z.enum(["continuation", "read", "password"]).nullish().describe(
+      "via input_prompt: the shell waits for the rest of a command (continuation, PS2), a program reads a line (read), or echo is off for a secret (password)",
+    ),
+    hint: z.string().nullish().describe("What to do when not complete"),
     has_more: z.boolean().describe(
       "More follows: the result stopped at the 1 MiB limit or the end of a page; read again with cursor=next_cursor (line_range: with next_line)",
     ),
-    next_line: z.number().int().nullable().describe(
+    next_cursor: z.number().int().nullish().describe("Byte offset to continue from"),
+    next_line: z.number().int().nullish().describe(
       'line_range: the first line not returned when has_more; continue with line_range "<next_line>:<B>"',
     ),
     truncated: z.boolean().describe(
@@ -133,29 +135,62 @@ export const ptyRead = defineTool({
     warnings: z.array(z.string()).optional().describe(
       "CODE: sentence lines about the log: LOG_WRITER_RESTARTED (its writer had stopped and was restarted; output in the gap was lost), LOG_WRITER_DOWN (new output is not being recorded), LOG_SEGMENT_MISSING (part of the log was deleted)",
     ),
-    is_complete: z.boolean().nullable().describe("Whether the last command finished (null when not waiting)"),
-    via: z.enum(VIA).nullable().describe("How completion was decided"),
-    exit_status: z.number().int().nullable().describe("Exit status when the evidence carries one"),
-    waited_ms: z.number().int().nullable().describe("How long the wait took"),
-    timeout_used: z.number().nullable().describe("The timeout applied, in seconds, after capping"),
-    hint: z.string().nullable().describe("What to do when not complete"),
-    prompt: z.enum(["continuation", "read", "password"]).nullable().optional().describe(
-      "via input_prompt: the shell waits for the rest of a command (continuation, PS2), a program reads a line (read), or echo is off for a secret (password)",
-    ),
-    turn_id: z.string().nullable().describe("agent_transcript: the harness's id of the turn"),
-    answer_empty: z.boolean().nullable().describe("agent_transcript: the finished turn's answer is empty"),
-    harness: z.string().nullable().describe("agent_transcript: the harness"),
+    state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log stays readable until pty_close"),
+    view: z.enum(["log", "screen", "full", "line_range", "agent_transcript"]).describe("What was read"),
+    cursor: z.number().int().nullish().describe("Byte offset the text starts at"),
+    end: z.number().int().nullish().describe("Byte offset of the end of the log"),
+    waited_ms: z.number().int().nullish().describe("How long the wait took"),
+    timeout_used: z.number().nullish().describe("The timeout applied, in seconds, after capping"),
+    meta: z.string().nullish().describe("Lines and estimated tokens shown versus raw"),
+    reducer: z.string().nullish().describe("Which reduction was applied (generic or a command-specific one)"),
+    turn_id: z.string().nullish().describe("agent_transcript: the harness's id of the turn"),
+    answer_empty: z.boolean().nullish().describe("agent_transcript: the finished turn's answer is empty"),
+    harness: z.string().nullish().describe("agent_transcript: the harness"),
     ...REMOTE_RESULT_FIELDS,
     // Last, so that a client that cuts a large result keeps the verdict and cursors above.
     text: z.string().describe("The (reduced) output"),
   }).strict(),
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps, ctx) => read(input, deps, ctx),
+  handler: async (input, deps, ctx) => withoutEmpty(await read(input, deps, ctx)),
   // A long body is in structuredContent only (what Claude Code and Codex show); the text block then summarises.
   text: (out) =>
     out.text.length > TEXT_COPY_BYTES
       ? summaryText(out)
       : out.view === "agent_transcript"
       ? out.text
-      : formatRead(out as ReadResult),
+      : formatRead(asReadResult(out)),
 });
+
+/** `T` with its nullable fields optional instead (and never null), and an optional warnings list. */
+type Compact<T> =
+  & { [K in keyof T as null extends T[K] ? never : K extends "warnings" ? never : K]: T[K] }
+  & { [K in keyof T as null extends T[K] ? K : never]?: Exclude<T[K], null> }
+  & { warnings?: string[] };
+
+/** The read without its null fields and without an empty warnings list (the model reads every byte). */
+export function withoutEmpty(r: AgentRead): Compact<AgentRead> {
+  const kept = Object.entries(r).filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0));
+  return Object.fromEntries(kept) as Compact<AgentRead>;
+}
+
+/** The read result formatRead() expects: absent fields back as null. */
+function asReadResult(out: Record<string, unknown>): ReadResult {
+  const field = <T>(k: string): T | null => (out[k] ?? null) as T | null;
+  return {
+    ...(out as unknown as ReadResult),
+    meta: field("meta"),
+    reducer: field("reducer"),
+    cursor: field("cursor"),
+    next_cursor: field("next_cursor"),
+    end: field("end"),
+    next_line: field("next_line"),
+    is_complete: field("is_complete"),
+    via: field("via"),
+    exit_status: field("exit_status"),
+    waited_ms: field("waited_ms"),
+    timeout_used: field("timeout_used"),
+    hint: field("hint"),
+    prompt: field("prompt"),
+    warnings: (out.warnings as string[] | undefined) ?? [],
+  };
+}

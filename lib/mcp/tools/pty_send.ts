@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
-import { dispatchTurn, readAgentRecord, waitProcessFor } from "../../agent/mod.ts";
+import { readAgentRecord } from "../../agent/mod.ts";
 import { AppError } from "../../errors.ts";
-import { assertInputSize, sanitizeInput } from "../../terminal/mod.ts";
-import { type CallContext, defineTool, SessionIdSchema, type ToolDeps } from "../tool.ts";
-import { ParentDeliverySchema, WaitProcessSchema } from "./agent_schemas.ts";
-import { withParentDelivery } from "../../agent/delivery/mod.ts";
+import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
+import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
+import { receiptGuidance, sendToAgent } from "../../agent/delivery/mod.ts";
 
 interface SendArgs {
   session_id: string;
@@ -54,43 +53,36 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
       },
     );
   }
-  const { text, removed } = sanitizeInput(input.text);
-  const size = assertInputSize(text);
-  if (text.trim() === "") {
-    throw new AppError("INVALID_ARGUMENT", "Cannot dispatch an empty turn", { data: { field: "text" } });
-  }
-  const d = await withParentDelivery(
-    deps.delivery,
-    ctx.parent,
-    (hooks) =>
-      dispatchTurn({ terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd }, input.session_id, text, {
-        images: input.image ?? [],
-        ...hooks,
-      }),
+  // The one agent-request pipeline (lib/agent/delivery/request.ts): clean, deliver, dispatch, route.
+  const r = await sendToAgent(
+    {
+      deps: { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd },
+      delivery: deps.delivery,
+      parent: ctx.parent,
+      progress: ctx.progress,
+    },
+    { session_id: input.session_id, text: input.text, images: input.image ?? [] },
   );
-  const r = d.value;
   return {
     session_id: r.session_id,
     mode: r.mode,
-    bytes: size,
+    bytes: r.bytes,
     enter: true,
-    removed_controls: removed,
+    removed_controls: r.removed_controls,
     log_cursor: null,
     marked: false,
     event_cursor: r.event_cursor,
     joined_event_cursor: r.joined_event_cursor,
-    wait_process: d.wait_process !== undefined
-      ? d.wait_process
-      : r.event_cursor !== null
-      ? waitProcessFor(r.session_id, r.event_cursor, r.generation)
-      : null,
+    wait_process: r.wait_process,
     submit_residue: r.submit_residue,
     harness: r.harness,
     launch_id: r.launch_id,
-    parent_delivery: d.parent_delivery,
+    parent_delivery: r.parent_delivery,
     pane_input_recovery: r.pane_input_recovery,
     // Agent turns never take a dead sender's lock over (SEND_LOCK_STALE instead).
     recovered_stale_lock: false,
+    // What this parent must do now (lib/agent/delivery/guidance.ts).
+    ...receiptGuidance(ctx.parent, r),
   };
 }
 
@@ -98,20 +90,18 @@ export const ptySend = defineTool({
   name: "pty_send",
   title: "Type text into a terminal",
   description:
-    "Type text into a session, then Enter (enter=false to leave it unsubmitted). Control sequences and control characters are removed unless raw=true. At the session's own shell, multi-line text arrives as one line that runs the whole script in the current shell (heredocs, variables and cd work) and trailing newlines are dropped (Enter submits); any other program (a REPL, a nested shell, ssh) gets the text exactly as given, blank lines included, then Enter. At most 64 KiB of UTF-8; nothing is typed when a send is refused. Keys such as C-c go through pty_key.",
+    "Type text into a session and press Enter (enter:false leaves it unsubmitted); returns at once with log_cursor, then pty_read wait:true gives the output. Single keys such as C-c: pty_key. Control characters are removed unless raw:true. At the session's own shell multi-line text runs as one script in the current shell (heredocs, cd, variables work; trailing newlines are the Enter); other programs (a REPL, ssh, a nested shell) get it exactly as given. At most 64 KiB; a refused send types nothing. On an agent session (agent_launch) the text is a turn: a running turn takes it as a steer (agent_steer), an idle agent starts a new one with a new event_cursor; the receipt's `next` says what to do for the answer.",
   input: z.object({
     session_id: SessionIdSchema,
-    generation: z.string().regex(/^[0-9a-f]{12}$/).nullish().describe(
-      "The session generation from its receipt; a session closed and reopened under the same name is then SESSION_STALE",
-    ),
+    generation: GenerationSchema,
     text: z.string().describe("Text to type (UTF-8, at most 65536 bytes)"),
-    enter: z.boolean().default(true).describe("Press Enter after the text"),
+    enter: z.boolean().default(true).describe("Press Enter after the text (default true)"),
     raw: z.boolean().default(false).describe("Send the bytes exactly: no sanitising, no multi-line wrapping, no LF→CR"),
     image: z.array(z.string()).max(16).optional().describe(
-      "Agent sessions: absolute image paths referenced in the turn",
+      "Agent sessions: up to 16 absolute image paths for the turn",
     ),
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
-      'Append an end marker with a per-send nonce and the exit status, so pty_read wait:true completes exactly. Only where a shell reads the line: the foreground is bash/zsh/sh/pwsh…, or ssh/docker/su/sudo showing a $/#/PS> prompt; "posix" or "pwsh" names the dialect inside such a prompt host. Into python, node, vim… it is MARK_UNAVAILABLE (nothing typed)',
+      'Append an end marker (nonce + exit status) so pty_read wait:true completes exactly. Only where a shell reads the line (bash, zsh, sh, pwsh; or ssh, docker, su showing a $ # PS> prompt: then "posix" or "pwsh" names its dialect); elsewhere MARK_UNAVAILABLE, nothing typed',
     ),
     remote: RemoteSchema.optional(),
   }).strict(),
@@ -137,6 +127,8 @@ export const ptySend = defineTool({
     pane_input_recovery: z.array(z.string()).describe(
       "Agent: dialogs aiterm dismissed before typing (e.g. grok_rate_limit_dialog_dismissed)",
     ),
+    next: NextSchema.optional(),
+    warning: WarningSchema,
     recovered_stale_lock: z.boolean().default(false).describe(
       "The send lock of an aiterm process that died mid-send was taken over: that earlier send may have been partly typed",
     ),
@@ -146,10 +138,8 @@ export const ptySend = defineTool({
   handler: (input, deps, ctx) => send(input, deps, ctx),
   text: (out) => {
     if (out.mode === "agent_dispatch") {
-      const how = out.parent_delivery && !out.wait_process
-        ? `the answer comes to you by itself (parent_delivery ${out.parent_delivery.delivery_id}); do not poll`
-        : `do not wait here: start wait_process in the background, then pty_read agent_transcript:true cursor:${out.event_cursor}`;
-      return `dispatched turn ${out.event_cursor} to ${out.session_id} (harness=${out.harness}); ${how}` +
+      return `dispatched turn ${out.event_cursor} to ${out.session_id} (harness=${out.harness}); next: ${out.next}` +
+        (out.warning ? `\nwarning: ${out.warning.code}: ${out.warning.message}` : "") +
         (out.submit_residue ? "\nwarning: text was left in the composer (do not resend)" : "") +
         `\n${JSON.stringify(out)}`;
     }

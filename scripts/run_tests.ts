@@ -1,5 +1,5 @@
 /**
- * `deno task test`: runs the whole suite on a fresh machine.
+ * `deno task test`: runs the whole suite on a fresh machine. (Not named `test.ts`: deno test would collect it.)
  *
  * Before `deno test` it installs what an unprivileged user can install (the pinned real vendor CLIs, from
  * npm into a cache; see scripts/install_vendor_clis.sh) and says plainly what it could not, so a test that
@@ -85,4 +85,4 @@ async function main(): Promise<number> {
   return (await child.status).code;
 }
 
-Deno.exit(await main());
+if (import.meta.main) Deno.exit(await main());
