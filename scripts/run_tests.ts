@@ -72,6 +72,11 @@ async function main(): Promise<number> {
       without: "the remote relay tests (a private sshd must switch to the login user, which needs root)",
     },
     { name: "pwsh", present: onPath("pwsh"), without: "the PowerShell tests" },
+    {
+      name: "DENORT_BIN",
+      present: Deno.env.get("DENORT_BIN") !== undefined,
+      without: "the compiled-binary test, unless deno compile can download its runtime (denort) here",
+    },
   ];
   for (const p of prerequisites) {
     if (!p.present) say(`missing ${p.name}: ignored: ${p.without}`);
