@@ -16,17 +16,6 @@ interface SendArgs {
   generation?: string | null | undefined;
 }
 
-const NULL_AGENT = {
-  event_cursor: null,
-  joined_event_cursor: null,
-  wait_process: null,
-  submit_residue: null,
-  harness: null,
-  launch_id: null,
-  parent_delivery: null,
-  pane_input_recovery: [],
-};
-
 /** The note a result carries when it took over a dead sender's lock (pty_key says the same). */
 export const STALE_LOCK_NOTE =
   "warning: an earlier send to this session was cut off (its aiterm process died) and may have been partly typed; " +
@@ -41,7 +30,7 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
         data: { field: "image" },
       });
     }
-    return { ...(await deps.terminal.send(input)), ...NULL_AGENT };
+    return await deps.terminal.send(input);
   }
   if (input.raw || input.mark !== false || !input.enter) {
     throw new AppError(
@@ -117,14 +106,19 @@ export const ptySend = defineTool({
       "Output log cursor just before this send: pty_read from here to see its effect (null for agent turns)",
     ),
     marked: z.boolean().describe("An end marker was appended"),
-    event_cursor: z.number().int().nullable().describe("Agent dispatch: the new turn's cursor"),
-    joined_event_cursor: z.number().int().nullable().describe("Agent steer: the running turn the text joined"),
-    wait_process: WaitProcessSchema,
-    submit_residue: z.boolean().nullable().describe("Agent: text was left in the composer after submitting"),
-    harness: z.string().nullable().describe("Agent: the harness"),
-    launch_id: z.string().nullable().describe("Agent: the launch"),
-    parent_delivery: ParentDeliverySchema,
-    pane_input_recovery: z.array(z.string()).describe(
+    // The agent fields are present only on agent sends: a plain terminal's receipt carries none of them.
+    event_cursor: z.number().int().nullable().optional().describe("Agent dispatch: the new turn's cursor"),
+    joined_event_cursor: z.number().int().nullable().optional().describe(
+      "Agent steer: the running turn the text joined",
+    ),
+    wait_process: WaitProcessSchema.optional(),
+    submit_residue: z.boolean().nullable().optional().describe(
+      "Agent: text was left in the composer after submitting",
+    ),
+    harness: z.string().nullable().optional().describe("Agent: the harness"),
+    launch_id: z.string().nullable().optional().describe("Agent: the launch"),
+    parent_delivery: ParentDeliverySchema.optional(),
+    pane_input_recovery: z.array(z.string()).optional().describe(
       "Agent: dialogs aiterm dismissed before typing (e.g. grok_rate_limit_dialog_dismissed)",
     ),
     next: NextSchema.optional(),
