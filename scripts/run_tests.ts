@@ -9,6 +9,8 @@
  * Set AITERM_SKIP_VENDOR_INSTALL=1 to skip the npm step (offline machines).
  */
 
+import { findExecutable } from "../platform/which.ts";
+
 const decoder = new TextDecoder();
 
 /** One prerequisite the suite can use, and what is ignored without it. */
@@ -18,18 +20,8 @@ interface Prerequisite {
   without: string;
 }
 
-function executable(path: string): boolean {
-  try {
-    const st = Deno.statSync(path);
-    return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
 function onPath(program: string): boolean {
-  const dirs = (Deno.env.get("PATH") ?? "").split(Deno.build.os === "windows" ? ";" : ":");
-  return dirs.some((d) => d !== "" && executable(`${d}/${program}`));
+  return findExecutable(program, Deno.env.get("PATH")) !== null;
 }
 
 function isRoot(): boolean {
@@ -68,7 +60,7 @@ async function main(): Promise<number> {
     },
     {
       name: "sshd as root",
-      present: executable("/usr/sbin/sshd") && onPath("ssh-keygen") && isRoot(),
+      present: findExecutable("/usr/sbin/sshd", undefined) !== null && onPath("ssh-keygen") && isRoot(),
       without: "the remote relay tests (a private sshd must switch to the login user, which needs root)",
     },
     { name: "pwsh", present: onPath("pwsh"), without: "the PowerShell tests" },
