@@ -5,9 +5,9 @@
  */
 import { parseArgs } from "node:util";
 import { buildDeps } from "./lib/app.ts";
-import { log } from "./lib/log.ts";
+import { log } from "./base/log.ts";
 import { createServer, LineTransport } from "./lib/mcp/mod.ts";
-import { VERSION } from "./lib/version.ts";
+import { VERSION } from "./base/version.ts";
 import { runWait } from "./lib/wait_cli.ts";
 import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
 import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";

@@ -3,7 +3,7 @@ import { StateLayout } from "./state/mod.ts";
 import { Terminal } from "./terminal/mod.ts";
 import { defaultStateRoot, selectMultiplexer } from "../platform/mod.ts";
 import type { ToolDeps } from "./mcp/mod.ts";
-import { VERSION } from "./version.ts";
+import { VERSION } from "../base/version.ts";
 import { runtimeCodeFor, RuntimeErrorRecorder } from "./errors_store/mod.ts";
 import { type CodexQueueFn, DeliveryStore, type HookStatus, ParentDeliveryManager } from "./agent/delivery/mod.ts";
 import { harnessBinary, resolveBinary } from "../harnesses/mod.ts";

@@ -1,5 +1,5 @@
 /** Running a multiplexer client (tmux or psmux): the one process spawn both backends share. */
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 
 const decoder = new TextDecoder();
 

@@ -6,7 +6,7 @@
  * the session's private directory, and the pane runs a small POSIX launcher that sources that file,
  * deletes it and `exec`s the real program. The launcher's argv holds the file's path, never a value.
  */
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 import { posixQuote } from "./shell_dialect.ts";
 
 /** A name the launcher may export: a portable shell identifier. */

@@ -6,7 +6,7 @@
  * this file and run through `#run`.
  */
 import { join } from "node:path";
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
 import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
 import { parseSegmentName, SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";

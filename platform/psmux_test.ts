@@ -14,7 +14,7 @@ import {
 } from "./psmux.ts";
 import { outputSinkCommand } from "./output_sink.ts";
 import { utf8Chunks } from "../lib/terminal/chunks.ts";
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 
 Deno.test("parsePsmuxVersion() / psmuxVersionAtLeast(): 3.3.8 is the minimum", () => {
   assertEquals(parsePsmuxVersion("psmux 3.3.8\r\n"), { raw: "3.3.8", major: 3, minor: 3, patch: 8 });

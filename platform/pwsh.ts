@@ -3,8 +3,8 @@
  * cmd.exe or a WSL bridge) and every PowerShell script aiterm generates outside the shell dialect. All
  * builders are pure so they are tested with golden strings on any OS.
  */
-import { AppError } from "../lib/errors.ts";
-import { windowsArgumentList } from "../lib/self_command.ts";
+import { AppError } from "../base/errors.ts";
+import { windowsArgumentList } from "./self_command.ts";
 import { pwshQuote } from "./shell_dialect.ts";
 import { SEGMENT_SUFFIX_LEN, segmentPrefix } from "./output_sink.ts";
 

@@ -14,7 +14,7 @@ import {
 import { dialectById } from "./shell_dialect.ts";
 import { segmentName } from "./output_sink.ts";
 import { findExecutable } from "./which.ts";
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 
 /** A real PowerShell 7 on this machine, for parser round trips; the tests that need it are ignored without it. */
 const PWSH = findExecutable("pwsh", Deno.env.get("PATH"));

@@ -3,7 +3,7 @@
  * run through `#run`, which pins the private socket (`-S`) and an empty config (`-f /dev/null`) so a
  * user's ~/.tmux.conf and default server are never involved.
  */
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 import type { Multiplexer, MuxSession, NewSessionSpec, PasteIfReady, PasteOptions, PipeState } from "./multiplexer.ts";
 import { execMux, muxFailure, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
 import {

@@ -22,7 +22,7 @@
  *   Every line the transport writes runs to its end in one pass of the server's queue (nothing that
  *   waits, such as load-buffer of a file), so no line is ever cut in half by such an exit.
  */
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 import type { MuxOutput } from "./_mux_exec.ts";
 import { processEnvVar, processStartIdentity, sameProcessAlive } from "./process.ts";
 import { findExecutable } from "./which.ts";

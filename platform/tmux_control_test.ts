@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../tests/helpers/env.ts";
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 import type { MuxOutput } from "./_mux_exec.ts";
 import { tmuxArg, tmuxFormatArg } from "./tmux_args.ts";
 import { createTmux } from "./tmux.ts";

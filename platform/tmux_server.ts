@@ -6,7 +6,7 @@
  * (`display-message -p '#{pid}'`) is recorded with its start identity, and a missing socket is
  * re-created by signalling exactly that process, never one found by name.
  */
-import { AppError } from "../lib/errors.ts";
+import { AppError } from "../base/errors.ts";
 import { currentUid } from "./paths.ts";
 import { processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
 

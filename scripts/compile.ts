@@ -2,13 +2,13 @@
 /**
  * `deno task compile [--target T]… [--out DIR]`: self-contained `aiterm-mcp` (main.ts) and `aiterm-wait`
  * (wait.ts) binaries per target, archived as `aiterm-<version>-<target>.tar.gz` (`.zip` on Windows) with
- * a `<archive>.sha256` each and one `SHA256SUMS` under dist/. The version comes from lib/version.ts only.
+ * a `<archive>.sha256` each and one `SHA256SUMS` under dist/. The version comes from base/version.ts only.
  * `deno compile` needs the target's base runtime (denort): it is downloaded on release CI; offline, set
  * DENORT_BIN (one target at a time) or pre-seed $DENO_DIR/dl/release/v<deno>/denort-<target>.zip.
  */
 import { parseArgs } from "node:util";
-import { SERVER_V8_FLAGS } from "../lib/self_command.ts";
-import { VERSION } from "../lib/version.ts";
+import { SERVER_V8_FLAGS } from "../platform/self_command.ts";
+import { VERSION } from "../base/version.ts";
 
 const TARGETS = [
   "x86_64-unknown-linux-gnu",

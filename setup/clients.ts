@@ -15,7 +15,7 @@ import { codexBinary } from "../harnesses/codex.ts";
 import { cursorBinary } from "../harnesses/cursor.ts";
 import { grokBinary } from "../harnesses/grok.ts";
 import { resolveBinary } from "../harnesses/mod.ts";
-import { SERVER_NAME } from "../lib/version.ts";
+import { SERVER_NAME } from "../base/version.ts";
 import { type ConfigPathKind, readJsonConfig, SetupFailure, updateJsonConfig } from "./config_file.ts";
 import { memberOf, setNestedMember } from "./json_edit.ts";
 import { clientConfigPaths, displayCommand } from "./platform_deps.ts";

@@ -3,7 +3,7 @@
  * hook commands of `aiterm-mcp setup`: `--remove-claude-parent-hooks`, `--remove-cursor-parent-hooks`
  * and `--codex-steer status|enable|disable`.
  */
-import { VERSION } from "../lib/version.ts";
+import { VERSION } from "../base/version.ts";
 import type { ClientContext, Detection } from "./clients.ts";
 import { SetupFailure } from "./config_file.ts";
 import { removeClaudeParentHooks, removeCursorParentHooks } from "./hook_edit.ts";

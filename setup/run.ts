@@ -10,7 +10,7 @@
  * was) and read back. Parent hooks (Claude Code, Cursor) are added only where aiterm is registered;
  * their outcome is reported per client and in their own step, and does not change that rule.
  */
-import { VERSION } from "../lib/version.ts";
+import { VERSION } from "../base/version.ts";
 import { CLIENT_IDS, type ClientContext, type ClientId, CLIENTS, type Detection } from "./clients.ts";
 import { SetupFailure } from "./config_file.ts";
 import { HOOK_CLIENT_IDS, setupParentHooks } from "./hook_actions.ts";

@@ -5,7 +5,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isCompiled } from "../lib/self_command.ts";
+import { isCompiled } from "../platform/self_command.ts";
 import { SetupFailure } from "./config_file.ts";
 
 /** An argv split the way client configs store it. */

@@ -1,5 +1,5 @@
 /** `pty_read(agent_transcript:true)`: the answer of the turn correlated with a cursor, exactly as recorded. */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { writeAgentRecord } from "./record.ts";
 import { type AgentDeps, AgentSession } from "./session.ts";
 

@@ -5,7 +5,7 @@
  * types one key only when the dialog is still there, unchanged, of a known kind, and offers the chosen
  * single-shot choice. Anything else is `blocked` with its reason, and nothing is typed.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import type { ApprovalDialog, HarnessAdapter, ScreenState } from "../../harnesses/mod.ts";
 import type { AgentRecord } from "./record.ts";
 import { type AgentDeps, AgentSession } from "./session.ts";

@@ -5,7 +5,7 @@
  * a dialog or text in the composer refuses the change with nothing typed. Each stage types only what the
  * current screen allows and waits for the CLI's own confirmation; the agent record is updated only then.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import {
   type CatalogModel,
   type ConfigureGoal,

@@ -5,7 +5,7 @@
  * waited for, bounded, until it accepts input; a blocking dialog refuses the send with nothing typed.
  * Everything is typed through the session's one chokepoint (lib/agent/typing.ts).
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import { type AgentRecord, lineagePreface } from "./record.ts";
 import { loadTurns, pinByPrompt } from "./turns.ts";

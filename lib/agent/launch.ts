@@ -4,9 +4,9 @@
  * gate, and dispatch the first prompt without waiting for its answer.
  */
 import { extname, isAbsolute } from "node:path";
-import { AppError } from "../errors.ts";
-import { log } from "../log.ts";
-import { windowsArgumentList } from "../self_command.ts";
+import { AppError } from "../../base/errors.ts";
+import { log } from "../../base/log.ts";
+import { windowsArgumentList } from "../../platform/self_command.ts";
 import {
   getHarness,
   type HarnessAdapter,

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 
 /** The request fields compared (LaunchInput has them; declared here so this module imports no launch code). */

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { launchRequestDigest, replayedReceipt, saveLaunchForReplay } from "./launch_replay.ts";
 
 const OP = `sha256:${"12".repeat(32)}`;

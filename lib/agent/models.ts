@@ -4,7 +4,7 @@
  * `grok models`, `cursor-agent --list-models`); there is no built-in fallback list. An id that cannot
  * be a model id at all is refused before any CLI runs.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import type { CatalogModel, HarnessAdapter, ModelCatalog } from "../../harnesses/mod.ts";
 
 /** How long a catalog read is reused by later calls with the same binary and environment. */

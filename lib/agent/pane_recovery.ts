@@ -5,7 +5,7 @@
  * observation, configuration and steers never dismiss it. Also how a waiter tells a rate-limited error
  * turn from a plain one: this turn's error record plus the card on screen now, never old records alone.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import type { AgentRecord } from "./record.ts";

@@ -3,7 +3,7 @@
  * stub multiplexer showing real Grok 1.0.41 captures and a real transcript from harnesses/testdata/grok/.
  */
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { getHarness } from "../../harnesses/mod.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";

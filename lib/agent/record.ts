@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import type { HarnessId } from "../../harnesses/mod.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 
 /** Sub-agent lineage injected into the launched agent. */
 export interface Lineage {

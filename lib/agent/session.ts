@@ -14,7 +14,7 @@
  *     → lib/terminal Terminal.typeExact           (the only program-input path into the multiplexer)
  *   and the turn's progress is read by lib/agent/turns.ts loadTurns → transcript_reader.ts.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { getHarness, type HarnessAdapter } from "../../harnesses/mod.ts";
 import { SESSION_ID_PATTERN, type Terminal } from "../terminal/mod.ts";
 import { type AgentRecord, readAgentRecord, writeAgentRecord } from "./record.ts";

@@ -4,7 +4,7 @@
  * records steers in its transcript (Grok's "send now" seams), that record too. Otherwise the caller gets
  * AGENT_STEER_NOT_TAKEN saying where the text is, and nothing is typed again.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import type { AgentRecord } from "./record.ts";
 import type { AgentSession } from "./session.ts";
 import type { SteerPlace } from "./typing.ts";

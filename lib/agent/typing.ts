@@ -14,7 +14,7 @@
  *   other text step (e.g. `/model <id>`, which carries a caller's value) is sanitised like caller text.
  */
 import type { HarnessAdapter, KeyStep, ScreenState } from "../../harnesses/mod.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { assertInputSize, sanitizeInput, type Terminal } from "../terminal/mod.ts";
 
 /** A prompt as it will be typed. */

@@ -4,7 +4,7 @@
  * code and its template only, so it is the same on every machine and says nothing about the user.
  */
 import { createHash } from "node:crypto";
-import type { ErrorCode } from "../errors.ts";
+import type { ErrorCode } from "../../base/errors.ts";
 
 /** Every runtime code with its fixed, human-readable template. Add a code here before recording it. */
 export const RUNTIME_CODES = {

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { ERROR_CODES } from "../errors.ts";
+import { ERROR_CODES } from "../../base/errors.ts";
 import {
   codeForFingerprint,
   fingerprintOf,

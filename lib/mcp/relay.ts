@@ -6,7 +6,7 @@
  * from the remote `aiterm-wait` (through `remote-wait`, which re-observes from the same cursor when
  * ssh itself fails) and the answer from the remote `pty_read(agent_transcript:true, raw:true)`.
  */
-import { AppError, ERROR_CODES, type ErrorCode } from "../errors.ts";
+import { AppError, ERROR_CODES, type ErrorCode } from "../../base/errors.ts";
 import {
   controlDirFor,
   prepareRemote,

@@ -8,9 +8,9 @@
  * Claude Code and Codex show their model only structuredContent, so a large body is not repeated in
  * the text block: above {@link TEXT_COPY_BYTES} the text is a summary without the long strings.
  */
-import { log } from "../log.ts";
-import { AppError, toAppError } from "../errors.ts";
-import { jsonBytes, utf8Bytes } from "../json_size.ts";
+import { log } from "../../base/log.ts";
+import { AppError, toAppError } from "../../base/errors.ts";
+import { jsonBytes, utf8Bytes } from "../../base/json_size.ts";
 import type { CallToolResult } from "./sdk.ts";
 
 /** The most bytes one tool result may take as JSON (text block and structuredContent together). */

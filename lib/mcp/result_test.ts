@@ -1,7 +1,7 @@
 /** Result size limits: the text block is not a second copy of a large body; oversize results become RESULT_TOO_LARGE. */
 import { z } from "zod";
 import { assert, assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
-import { jsonBytes } from "../json_size.ts";
+import { jsonBytes } from "../../base/json_size.ts";
 import { MAX_RESULT_BYTES, successResult, TEXT_COPY_BYTES } from "./result.ts";
 import { Client, InMemoryTransport } from "./sdk.ts";
 import type { CallToolResult } from "./sdk.ts";

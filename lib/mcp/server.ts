@@ -4,10 +4,10 @@
  * every other failure (the SDK's own validation would answer in its own words).
  */
 import { z } from "zod";
-import { AppError, toAppError } from "../errors.ts";
+import { AppError, toAppError } from "../../base/errors.ts";
 import { runtimeCodeFor } from "../errors_store/mod.ts";
-import { log } from "../log.ts";
-import { SERVER_NAME } from "../version.ts";
+import { log } from "../../base/log.ts";
+import { SERVER_NAME } from "../../base/version.ts";
 import { errorResult, limitResult, successResult } from "./result.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
 import { relay } from "./relay.ts";

@@ -14,7 +14,7 @@
  * Blank lines are ignored; a trailing `\r` is dropped. At the end of stdin, requests already read are answered
  * before the transport reports that it closed.
  */
-import { log } from "../log.ts";
+import { log } from "../../base/log.ts";
 import { ClientNotificationSchema, ClientRequestSchema, JSONRPCMessageSchema } from "./sdk.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 

@@ -6,9 +6,9 @@
  * a helper script (no secret in it) prints an environment variable that is set only for that ssh
  * child. Without a passphrase ssh runs with BatchMode=yes and never prompts.
  */
-import { selfCommand } from "../self_command.ts";
+import { selfCommand } from "../../platform/self_command.ts";
 import { dirname, join } from "node:path";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { ensurePrivateDir } from "../state/mod.ts";
 import type { RemoteTarget } from "./schema.ts";
 import { sshOptionsProblem } from "./ssh_options.ts";

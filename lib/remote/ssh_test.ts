@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
-import type { AppError } from "../errors.ts";
+import type { AppError } from "../../base/errors.ts";
 import { controlDirFor, controlDirProblem, parseProbe, remoteCommand, sshInvocation } from "./ssh.ts";
 
 Deno.test("parseProbe tells POSIX, cmd and PowerShell apart and ignores profile noise", () => {

@@ -2,7 +2,7 @@
  * Atomic, owner-only files. A state file is written to a temp file beside it, synced, then renamed
  * over the target, so a reader never sees half a file even if the writer is SIGKILLed.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,5 @@
 /** UTF-8 chunking that never splits a character, and the input size limit. */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { utf8Chunks } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
 import { completeUtf8Prefix, leadingContinuationBytes } from "./output_log.ts";

@@ -9,7 +9,7 @@
  * end of the input. `^` matches at the start of the stream and after a line terminator, `$` before a line
  * terminator and at the end of what has been seen so far (the `m` flag).
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 
 /** The longest `until` (literal or pattern), in UTF-16 code units. */
 export const MAX_UNTIL_CHARS = 1024;

@@ -1,6 +1,6 @@
 /** The linear-time until matcher agrees with JavaScript's RegExp (flag m), streamed or not, and never backtracks. */
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { compileUntil, MAX_UNTIL_CHARS, StreamMatcher } from "./linear_regex.ts";
 
 /** A small deterministic PRNG (mulberry32), so a failure names a seed that reproduces it. */

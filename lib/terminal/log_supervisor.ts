@@ -15,7 +15,7 @@
  * the same files.
  */
 import { join } from "node:path";
-import { log } from "../log.ts";
+import { log } from "../../base/log.ts";
 import type { StateLayout } from "../state/mod.ts";
 import { gapMarkerName, outputSinkCommand } from "../../platform/mod.ts";
 import type { Multiplexer } from "../../platform/mod.ts";

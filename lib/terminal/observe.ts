@@ -2,7 +2,7 @@
  * `pty_observe`: structured liveness and activity without returning any screen or argv text. The
  * activity cursor carries a screen digest and per-process CPU so the next call can report deltas.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { foregroundProcess, processArgvBytes, processTree } from "../../platform/mod.ts";
 import { waitingAtOwnPrompt } from "./foreground.ts";
 import { lastMarkSince, promptAt, type PromptKind } from "./prompt.ts";

@@ -2,7 +2,7 @@
  * `pty_read`: incremental, token-reduced reads of a session's durable log, the rendered screen, or
  * exact line ranges, optionally after waiting for the last command to complete.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { type HotSpare, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";

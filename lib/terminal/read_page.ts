@@ -4,7 +4,7 @@
  * its text fits {@link MAX_PAGE_TEXT_BYTES}; `next_cursor` (or the next line) continues exactly
  * where it stopped. Line numbers are found by scanning newlines in bounded chunks.
  */
-import { jsonStringBytes } from "../json_size.ts";
+import { jsonStringBytes } from "../../base/json_size.ts";
 import { completeUtf8Prefix, leadingContinuationBytes, type LogSlice, readLog } from "./output_log.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { segmentName } from "../../platform/mod.ts";
-import { jsonStringBytes } from "../json_size.ts";
+import { jsonStringBytes } from "../../base/json_size.ts";
 import { findLine, fitTail, readBytePage, readLinePage, type Rendered } from "./read_page.ts";
 
 const enc = new TextEncoder();

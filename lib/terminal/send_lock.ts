@@ -18,7 +18,7 @@
  * SEND_LOCK_STALE. Nothing is ever removed or replaced while a live process could own it: a free
  * flock with the record of a live process is an older aiterm's lock, waited for like any other.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
 import { identityHash } from "../../platform/scratch.ts";

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { createExclusiveJson, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { ensurePrivateDir } from "../state/private_dir.ts";
 import { logExtent, pruneLog, readLog } from "./output_log.ts";

@@ -4,8 +4,8 @@
  * layout says where files live.
  */
 import { dirname, isAbsolute } from "node:path";
-import { AppError } from "../errors.ts";
-import { log } from "../log.ts";
+import { AppError } from "../../base/errors.ts";
+import { log } from "../../base/log.ts";
 import {
   type HotSpare,
   jsonText,

@@ -7,7 +7,7 @@
  * few milliseconds, so no pattern and no amount of output can hold up other calls; a matcher that has not caught
  * up with the output when the wait ends is `REGEX_TIMEOUT`, never a silent "not found".
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../../base/errors.ts";
 import { type Program, StreamMatcher } from "./linear_regex.ts";
 import { readLog } from "./output_log.ts";
 import { printedText } from "./reduce/mod.ts";

@@ -1,7 +1,7 @@
 /** The command line: `--help` lists every subcommand, `--version` works, and the README names them all. */
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { SUBCOMMANDS } from "../../main.ts";
-import { VERSION } from "../../lib/version.ts";
+import { VERSION } from "../../base/version.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const decoder = new TextDecoder();

@@ -1,6 +1,6 @@
 /** The real MCP SDK client over stdio against `deno run main.ts` (or a bundle, via AITERM_TEST_SERVER). */
 import { Client, StdioClientTransport } from "../../lib/mcp/sdk.ts";
-import { SERVER_V8_FLAGS } from "../../lib/self_command.ts";
+import { SERVER_V8_FLAGS } from "../../platform/self_command.ts";
 import type { CallToolResult } from "../../lib/mcp/sdk.ts";
 import { type ServerCommand, serverCommand as setupServerCommand } from "../../setup/server_command.ts";
 

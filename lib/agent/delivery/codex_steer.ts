@@ -25,7 +25,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../base/errors.ts";
 import { createExclusiveJson, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 import { AppServer, type AppServerFailure, listQueue, recordOf } from "./codex_app_server.ts";
 import { envelope } from "./manager.ts";

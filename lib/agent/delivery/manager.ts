@@ -8,8 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { AppError } from "../../errors.ts";
-import { log } from "../../log.ts";
+import { AppError } from "../../../base/errors.ts";
+import { log } from "../../../base/log.ts";
 import { ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 import { processEnvVar } from "../../../platform/mod.ts";
 import type { AgentDeps } from "../session.ts";

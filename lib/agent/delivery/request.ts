@@ -14,7 +14,7 @@
  *   5. the receipt's completion route: `parent_delivery` (the answer comes by itself), Cursor's
  *      receive process, or the `aiterm-wait` process of the new turn.
  */
-import { selfCommand, windowsArgumentList } from "../../self_command.ts";
+import { selfCommand, windowsArgumentList } from "../../../platform/self_command.ts";
 import { type WaitProcess, waitProcessFor } from "../wait_process.ts";
 import { type DispatchOptions, type DispatchReceipt, dispatchTurn } from "../dispatch.ts";
 import { launchAgent, type LaunchInput, type LaunchReceipt } from "../launch.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { type ApprovalResult, readAgentRecord, runApproval } from "../../agent/mod.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../base/errors.ts";
 import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
 
 const CHOICE_IDS = ["approve_once", "approve_session", "approve_always", "deny"] as const;

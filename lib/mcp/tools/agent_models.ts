@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { fetchCatalog } from "../../agent/mod.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../base/errors.ts";
 import { getHarness, harnessBinary, resolveBinary } from "../../../harnesses/mod.ts";
 import { defineTool } from "../tool.ts";
 import { HarnessSchema } from "./agent_schemas.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAnswer } from "../../agent/mod.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../base/errors.ts";
 import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { summaryText, TEXT_COPY_BYTES } from "../result.ts";
