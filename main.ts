@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { buildDeps } from "./lib/app.ts";
 import { log } from "./base/log.ts";
 import { createServer, LineTransport } from "./lib/mcp/mod.ts";
+import { ALL_TOOLS } from "./lib/mcp/tools/mod.ts";
 import { VERSION } from "./base/version.ts";
 import { runWait } from "./lib/wait_cli.ts";
 import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
@@ -83,7 +84,7 @@ function fail(message: string): never {
 
 async function serve(): Promise<void> {
   const deps = buildDeps({ env: Deno.env.toObject(), cwd: Deno.cwd() });
-  const server = createServer(deps);
+  const server = createServer(deps, ALL_TOOLS);
   // Our own framing: every malformed or oversized line gets a JSON-RPC error (lib/mcp/stdio_transport.ts).
   const transport = new LineTransport();
   transport.onclose = () => Deno.exit(0);

@@ -23,6 +23,8 @@ export interface SourceFile {
   code: string;
   /** Repository-relative paths of the local modules it imports (static, type-only, re-export or dynamic). */
   imports: { target: string; names: string[]; line: number }[];
+  /** The text with comments blanked but strings kept (for rules about literals). */
+  literals: string;
 }
 
 /** A rule's finding. */
@@ -43,6 +45,13 @@ export interface Rule {
 }
 
 const PRODUCT_ROOTS = ["main.ts", "wait.ts", "base", "lib", "platform", "harnesses", "setup"];
+/** Read too, for the rules about them (bench ↛ tests), but not product code. */
+const KIT_ROOTS = ["bench", "devkit", "tests"];
+
+/** Whether a repository-relative path is product code (not a test, bench, kit or script). */
+export function isProduct(path: string): boolean {
+  return PRODUCT_ROOTS.some((r) => path === r || path.startsWith(`${r}/`)) && !path.endsWith("_test.ts");
+}
 
 /**
  * Blanks comments and the contents of string and template literals (keeping `${…}` code and every
@@ -175,7 +184,7 @@ export function sourceFile(path: string, text: string): SourceFile {
   // Imports are read from the code with comments blanked but strings kept (specifiers are strings).
   const noComments = text.replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, " "))
     .replace(/(^|[^:"'`\\])\/\/.*$/gm, (_m, p: string) => p);
-  return { path, code: stripNonCode(text), imports: parseImports(path, noComments) };
+  return { path, code: stripNonCode(text), imports: parseImports(path, noComments), literals: noComments };
 }
 
 /** Import cycles among `scope`'s files: each cycle as its member paths, found with Tarjan's algorithm. */
@@ -218,8 +227,8 @@ export function findCycles(files: Map<string, SourceFile>, inScope: (path: strin
 
 const under = (dir: string) => (p: string) => p.startsWith(`${dir}/`);
 
-/** A rule that no file in `from` imports a module in `to` but those in `allow` (printed only, for now). */
-function noImport(id: string, from: string, to: string, allow: string[] = [], enforced = false): Rule {
+/** A rule that no file in `from` imports a module in `to` (or a file/folder of `allow`, which `to` contains). */
+function noImport(id: string, from: string, to: string, allow: string[] = [], enforced = true): Rule {
   return {
     id,
     description: `${from}/ does not import ${to}/${allow.length ? ` (except ${allow.join(", ")})` : ""}`,
@@ -229,7 +238,7 @@ function noImport(id: string, from: string, to: string, allow: string[] = [], en
       for (const f of files.values()) {
         if (!under(from)(f.path)) continue;
         for (const imp of f.imports) {
-          if (allow.includes(imp.target)) continue;
+          if (allow.some((a) => imp.target === a || under(a)(imp.target))) continue;
           if (under(to)(imp.target) || imp.target === `${to}.ts`) {
             out.push({ rule: id, path: f.path, line: imp.line, message: `imports ${imp.target}` });
           }
@@ -262,7 +271,7 @@ export const RULES: Rule[] = [
     check(files) {
       const out: Violation[] = [];
       for (const f of files.values()) {
-        if (under("lib/terminal")(f.path) || under("platform")(f.path)) continue;
+        if (!isProduct(f.path) || under("lib/terminal")(f.path) || under("platform")(f.path)) continue;
         for (const m of f.code.matchAll(/\.\s*mux\b(?![\w$])/g)) {
           out.push({
             rule: "terminal-mux",
@@ -285,18 +294,23 @@ export const RULES: Rule[] = [
       return out;
     },
   },
-  // Printed only (DESIGN.md layers; issue 19 may enforce them).
   noImport("lib-setup", "lib", "setup"),
   noImport("terminal-agent", "lib/terminal", "lib/agent"),
   noImport("agent-mcp", "lib/agent", "lib/mcp"),
-  noImport("harnesses-lib", "harnesses", "lib"),
+  noImport("harnesses-lib", "harnesses", "lib", ["lib/state"]),
   noImport("platform-lib", "platform", "lib"),
+  noImport("base-up", "base", "lib"),
+  noImport("base-platform", "base", "platform"),
+  noImport("base-harnesses", "base", "harnesses"),
+  noImport("platform-harnesses", "platform", "harnesses"),
+  noImport("bench-tests", "bench", "tests"),
+  noImport("devkit-tests", "devkit", "tests"),
   {
     id: "product-cycle",
     description: "no import cycle anywhere in the product code",
-    enforced: false,
+    enforced: true,
     check(files) {
-      return findCycles(files, (p) => !under("lib/agent")(p)).map((members) => ({
+      return findCycles(files, isProduct).map((members) => ({
         rule: "product-cycle",
         path: members[0]!,
         line: 1,
@@ -304,7 +318,91 @@ export const RULES: Rule[] = [
       }));
     },
   },
+  {
+    id: "folder-cycle",
+    description: "no cycle between folders: with each folder one node, product imports form no circle",
+    enforced: true,
+    check(files) {
+      const folders = new Map<string, SourceFile>();
+      for (const f of files.values()) {
+        if (!isProduct(f.path)) continue;
+        const dir = dirname(f.path);
+        const node = folders.get(dir) ?? { path: dir, code: "", literals: "", imports: [] };
+        for (const imp of f.imports) {
+          if (isProduct(imp.target) && dirname(imp.target) !== dir) {
+            node.imports.push({ target: dirname(imp.target), names: [], line: imp.line });
+          }
+        }
+        folders.set(dir, node);
+      }
+      return findCycles(folders, () => true).map((members) => ({
+        rule: "folder-cycle",
+        path: members[0]!,
+        line: 1,
+        message: `folders import each other: ${members.join(" ↔ ")}`,
+      }));
+    },
+  },
+  {
+    id: "mod-boundary",
+    description: "a folder with a mod.ts is entered through it: no import of another folder's inner file",
+    enforced: true,
+    check(files) {
+      const out: Violation[] = [];
+      const hasMod = (dir: string) => files.has(`${dir}/mod.ts`);
+      for (const f of files.values()) {
+        if (!isProduct(f.path) || MOD_BOUNDARY_ALLOW.has(f.path)) continue;
+        const from = dirname(f.path);
+        for (const imp of f.imports) {
+          const dir = dirname(imp.target);
+          if (!isProduct(imp.target) || imp.target === `${dir}/mod.ts`) continue;
+          // Inside a folder (or below it) its own files are reachable; from outside only through mod.ts.
+          if (from === dir || from.startsWith(`${dir}/`) || !hasMod(dir)) continue;
+          out.push({
+            rule: "mod-boundary",
+            path: f.path,
+            line: imp.line,
+            message: `imports ${imp.target} past ${dir}/mod.ts`,
+          });
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: "vendor-literal",
+    description: "no AI-client name in lib/ code or strings, except the files that spell public names",
+    enforced: true,
+    check(files) {
+      const out: Violation[] = [];
+      for (const f of files.values()) {
+        if (!isProduct(f.path) || !under("lib")(f.path) || VENDOR_LITERAL_ALLOW.has(f.path)) continue;
+        for (const m of f.literals.matchAll(VENDOR_WORD)) {
+          out.push({
+            rule: "vendor-literal",
+            path: f.path,
+            line: lineOf(f.literals, m.index),
+            message: `names a vendor (${m[0]}): vendor rules live in harnesses/<vendor>/`,
+          });
+        }
+      }
+      return out;
+    },
+  },
 ];
+
+/** Rules written for issue 19 and enforced once the restructuring that satisfies them lands. */
+const NOT_YET = new Set(["lib-setup", "bench-tests", "folder-cycle", "mod-boundary", "vendor-literal"]);
+for (const rule of RULES) if (NOT_YET.has(rule.id)) rule.enforced = false;
+
+/** Files that import past a mod.ts, each with the reason. */
+const MOD_BOUNDARY_ALLOW = new Map<string, string>([]);
+
+/** lib/ files that may name a vendor, each with the reason (public tool names and enum values). */
+const VENDOR_LITERAL_ALLOW = new Map<string, string>([]);
+
+/** A vendor's name as code or text: Claude, Codex, Grok; Cursor's harness and client names. */
+const VENDOR_WORD = /[Cc]laude|[Cc]odex|[Gg]rok|cursor-(?:cli|agent)|\bCursor\b/g;
 
 /** Reads the product code under `root` (repository-relative paths, `*_test.ts` excluded). */
 export async function readProduct(root: string): Promise<Map<string, SourceFile>> {
@@ -322,7 +420,7 @@ export async function readProduct(root: string): Promise<Map<string, SourceFile>
     if (rel.split("/").some((part) => part === "testdata" || part === "node_modules")) return;
     for await (const entry of Deno.readDir(abs)) await walk(rel ? `${rel}/${entry.name}` : entry.name);
   };
-  for (const r of PRODUCT_ROOTS) await walk(r);
+  for (const r of [...PRODUCT_ROOTS, ...KIT_ROOTS]) await walk(r);
   return files;
 }
 

@@ -15,7 +15,6 @@ import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema,
 import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
 import { parentContextOf } from "./parent.ts";
 import { serverInstructions } from "../agent/delivery/mod.ts";
-import { ALL_TOOLS } from "./tools/mod.ts";
 import { toolListing } from "./listing.ts";
 
 // The tools/list entries (slim advertised schemas, structure-only output schemas): lib/mcp/listing.ts.
@@ -74,8 +73,11 @@ function instructPerParent(server: InstanceType<typeof Server>): void {
   });
 }
 
-/** Builds the server with every tool. Connect it to a transport to serve. */
-export function createServer(deps: ToolDeps, tools: ToolDef[] = ALL_TOOLS): InstanceType<typeof Server> {
+/**
+ * Builds the server over `tools` (the composition root passes lib/mcp/tools/mod.ts ALL_TOOLS, so this
+ * folder does not import its tools/ subfolder). Connect it to a transport to serve.
+ */
+export function createServer(deps: ToolDeps, tools: ToolDef[]): InstanceType<typeof Server> {
   const server = new Server({ name: SERVER_NAME, version: deps.version }, {
     capabilities: { tools: {} },
     instructions: serverInstructions("other", Deno.build.os),
