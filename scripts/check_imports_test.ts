@@ -6,18 +6,22 @@ const tree = (files: Record<string, string>) =>
   new Map(Object.entries(files).map(([p, text]) => [p, sourceFile(p, text)]));
 const enforced = (files: Record<string, string>) => runRules(tree(files)).failed.map((v) => `${v.rule} ${v.path}`);
 
-Deno.test("agent-cycle: a cycle in lib/agent fails, type-only imports included; outside it is only noted", () => {
+Deno.test("agent-cycle and product-cycle: a cycle fails, type-only imports included", () => {
   assertEquals(
     enforced({
       "lib/agent/a.ts": 'import { b } from "./b.ts";\nexport const a = 1;',
       "lib/agent/b.ts": 'import type { A } from "./c.ts";\nexport const b = 1;',
       "lib/agent/c.ts": 'export type { X } from "./a.ts";',
     }),
-    ["agent-cycle lib/agent/a.ts"],
+    ["agent-cycle lib/agent/a.ts", "product-cycle lib/agent/a.ts"],
   );
   assertEquals(enforced({ "lib/agent/a.ts": 'import "./b.ts";', "lib/agent/b.ts": "export {};" }), []);
-  const r = runRules(tree({ "lib/x/a.ts": 'import "./b.ts";', "lib/x/b.ts": 'import "./a.ts";' }));
-  assertEquals([r.failed.length, r.noted.map((v) => v.rule)], [0, ["product-cycle"]]);
+  assertEquals(
+    enforced({ "lib/x/a.ts": 'import "./b.ts";', "lib/x/b.ts": 'import "./a.ts";' }),
+    ["product-cycle lib/x/a.ts"],
+  );
+  // Tests and benches are not product code: their cycles are not the product's.
+  assertEquals(enforced({ "bench/a.ts": 'import "./b.ts";', "bench/b.ts": 'import "./a.ts";' }), []);
 });
 
 Deno.test("terminal-mux: `.mux` and the Multiplexer type outside lib/terminal fail; prose and strings do not", () => {
@@ -42,6 +46,74 @@ Deno.test("stripNonCode keeps code and newlines, blanks comments and string cont
   assertEquals(out.split("\n").length, 2);
   assert(!out.includes("mux"), out);
   assert(out.includes("a.b(") && out.includes("c.d"), out);
+});
+
+/** Enforces every rule, also those still listed as not yet enforced in the repository. */
+const strict = (files: Record<string, string>) =>
+  runRules(tree(files), RULES.map((r) => ({ ...r, enforced: true }))).failed.map((v) => `${v.rule} ${v.path}`);
+
+Deno.test("folder-cycle: two folders importing each other fail, even without a file-level cycle", () => {
+  assertEquals(
+    strict({
+      "lib/a/x.ts": 'import "../b/y.ts";',
+      "lib/b/y.ts": "export {};",
+      "lib/b/z.ts": 'import "../a/w.ts";',
+      "lib/a/w.ts": "export {};",
+    }),
+    ["folder-cycle lib/a"],
+  );
+  assertEquals(strict({ "lib/a/x.ts": 'import "../b/y.ts";', "lib/b/y.ts": "export {};" }), []);
+});
+
+Deno.test("mod-boundary: another folder's inner file fails; its mod.ts, own and parent files pass", () => {
+  assertEquals(
+    strict({
+      "lib/state/mod.ts": 'export * from "./atomic.ts";',
+      "lib/state/atomic.ts": "export {};",
+      "lib/state/inner/deep.ts": 'import "../atomic.ts";',
+      "lib/agent/a.ts": 'import "../state/atomic.ts";\nimport "../state/mod.ts";',
+      "lib/agent/b.ts": 'import "../terminal/x.ts";',
+      "lib/terminal/x.ts": "export {};",
+    }),
+    ["mod-boundary lib/agent/a.ts"],
+  );
+});
+
+Deno.test("layer directions: lib ↛ setup, platform ↛ lib, base ↛ anything, bench ↛ tests; harnesses ↛ lib but lib/state", () => {
+  assertEquals(
+    strict({
+      "lib/a.ts": 'import "../setup/run.ts";',
+      "setup/run.ts": "export {};",
+      "platform/p.ts": 'import "../lib/b.ts";',
+      "lib/b.ts": "export {};",
+      "base/c.ts": 'import "../platform/q.ts";',
+      "platform/q.ts": "export {};",
+      "bench/d.ts": 'import "../tests/helpers/mcp.ts";',
+      "tests/helpers/mcp.ts": "export {};",
+      "harnesses/claude/e.ts": 'import "../../lib/state/atomic.ts";\nimport "../../lib/b.ts";',
+      "lib/state/atomic.ts": "export {};",
+    }).sort(),
+    [
+      "base-platform base/c.ts",
+      "bench-tests bench/d.ts",
+      "harnesses-lib harnesses/claude/e.ts",
+      "lib-setup lib/a.ts",
+      "platform-lib platform/p.ts",
+    ],
+  );
+});
+
+Deno.test("vendor-literal: a vendor's name in lib/ code or strings fails; comments, read cursors and harnesses/ pass", () => {
+  assertEquals(
+    strict({
+      "lib/agent/a.ts": 'if (kind === "claude-code") x();',
+      "lib/agent/b.ts": "const codexHome = 1;",
+      "lib/agent/c.ts": "// Claude Code writes its transcript here\nconst cursor = readCursor();",
+      "lib/terminal/d.ts": "class Cursor {}",
+      "harnesses/grok/e.ts": 'const name = "grok";',
+    }).sort(),
+    ["vendor-literal lib/agent/a.ts", "vendor-literal lib/agent/b.ts", "vendor-literal lib/terminal/d.ts"],
+  );
 });
 
 Deno.test("this repository passes the enforced rules", async () => {
