@@ -245,9 +245,21 @@ Deno.test({
       await using t = await PrivateTmux.start({ env: vh.env, cwd: proj, argv: [clis.codex!] });
       await t.waitFor("Trust this folder?", 20_000, "trust dialog");
       await t.waitFor("› 1. Trust and continue", 5_000);
-      await t.keys("Enter");
       const idle = (s: string) =>
         s.includes("› Ask Codex to do anything") && s.includes("? for shortcuts") && !s.includes("esc to interrupt");
+      // Under load the dialog is drawn before codex reads its input, and an Enter sent at that moment
+      // is lost. Press Enter again (bounded) while the dialog is still on the visible screen; once it
+      // is gone, an extra Enter would only hit an empty composer.
+      for (let i = 0; i < 5; i++) {
+        await t.keys("Enter");
+        let gone = false;
+        for (const end = Date.now() + 4_000; !gone && Date.now() < end;) {
+          await new Promise((r) => setTimeout(r, 100));
+          const visible = await t.screen();
+          gone = idle(visible) || !visible.includes("Trust this folder?");
+        }
+        if (gone) break;
+      }
       await t.waitFor(idle, 20_000, "idle composer");
       const toml = await Deno.readTextFile(`${vh.configDir}/config.toml`);
       assert(toml.includes(`[projects."${proj}"]\ntrust_level = "trusted"`), toml);
