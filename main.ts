@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { buildDeps } from "./lib/app.ts";
 import { log } from "./base/log.ts";
+import { type Config, rootConfig } from "./base/config.ts";
 import { createServer, LineTransport } from "./lib/mcp/mod.ts";
 import { ALL_TOOLS } from "./lib/mcp/tools/mod.ts";
 import { VERSION } from "./base/version.ts";
@@ -28,7 +29,8 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     help: `aiterm-mcp serve
   Run the MCP server on stdio (the default when no subcommand is given).
   Environment: AITERM_STATE_DIR (state root; default $XDG_STATE_HOME/aiterm-mcp or ~/.local/state/aiterm-mcp),
-  AITERM_LOG=debug|info|warn|error (stderr log level), AITERM_TMUX_BIN (tmux binary).`,
+  AITERM_LOG=debug|info|warn|error (stderr log level), AITERM_TMUX_BIN (tmux binary); every knob: docs/config.md.
+  A refused value exits 2 with CONFIG_INVALID before anything starts.`,
   },
   wait: {
     summary: "block until a child agent's turn ends and print its outcome (also shipped as aiterm-wait)",
@@ -82,8 +84,8 @@ function fail(message: string): never {
   Deno.exit(2);
 }
 
-async function serve(): Promise<void> {
-  const deps = buildDeps({ env: Deno.env.toObject(), cwd: Deno.cwd() });
+async function serve(env: Record<string, string>, config: Config): Promise<void> {
+  const deps = buildDeps({ env, cwd: Deno.cwd(), config });
   const server = createServer(deps, ALL_TOOLS);
   // Our own framing: every malformed or oversized line gets a JSON-RPC error (lib/mcp/stdio_transport.ts).
   const transport = new LineTransport();
@@ -103,7 +105,10 @@ async function serve(): Promise<void> {
 }
 
 async function main(args: string[]): Promise<void> {
-  if (invokedAsSetup()) Deno.exit(await runSetup(args));
+  if (invokedAsSetup()) {
+    rootConfig(Deno.env.toObject(), "aiterm-setup");
+    Deno.exit(await runSetup(args));
+  }
   const first = args[0];
   if (first === "--help" || first === "-h" || first === "help") {
     console.log(topHelp());
@@ -116,13 +121,16 @@ async function main(args: string[]): Promise<void> {
   const sub = first === undefined || first.startsWith("-") ? "serve" : first;
   const rest = first === undefined || first.startsWith("-") ? args : args.slice(1);
   if (!(sub in SUBCOMMANDS)) fail(`unknown subcommand "${sub}"`);
-  if (sub === "wait") Deno.exit(await runWait(rest, Deno.env.toObject()));
+  // Every subcommand reads the environment's knobs once, here; a refused value exits 2 (CONFIG_INVALID).
+  const env = Deno.env.toObject();
+  const config = rootConfig(env, "aiterm-mcp");
+  if (sub === "wait") Deno.exit(await runWait(rest, env, config));
   if (sub === "setup") Deno.exit(await runSetup(rest));
-  if (sub === "errors") Deno.exit(await runErrorsCommand(rest, Deno.env.toObject()));
+  if (sub === "errors") Deno.exit(await runErrorsCommand(rest, env));
   if (sub === "remote-wait" && !rest.includes("--help") && !rest.includes("-h")) Deno.exit(await runRemoteWait(rest));
   const helpAsked = rest.includes("--help") || rest.includes("-h");
-  if (sub === "hook" && !helpAsked) Deno.exit(await runHook(rest, Deno.env.toObject()));
-  if (sub === "cursor-parent-receive" && !helpAsked) Deno.exit(await runCursorReceive(rest, Deno.env.toObject()));
+  if (sub === "hook" && !helpAsked) Deno.exit(await runHook(rest, env));
+  if (sub === "cursor-parent-receive" && !helpAsked) Deno.exit(await runCursorReceive(rest, env));
   let parsed;
   try {
     parsed = parseArgs({
@@ -138,7 +146,7 @@ async function main(args: string[]): Promise<void> {
     console.log(SUBCOMMANDS[sub]!.help);
     return;
   }
-  if (sub === "serve") return await serve();
+  if (sub === "serve") return await serve(env, config);
   console.log(VERSION);
 }
 

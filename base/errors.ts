@@ -6,6 +6,7 @@
 /** Every code a caller can receive. Add a code here before throwing it anywhere. */
 export const ERROR_CODES = [
   "INVALID_ARGUMENT", // a tool argument or CLI flag is malformed; data.field names it
+  "CONFIG_INVALID", // an AITERM_* environment knob has a value it does not accept (docs/config.md); data.variable; the program exits 2 before doing anything
   "TOOL_UNKNOWN", // tools/call named a tool this server does not have
   "TMUX_NOT_FOUND", // no tmux binary; data.hint holds the install command
   "TMUX_TOO_OLD", // tmux older than the minimum; data.version, data.minimum

@@ -1,13 +1,11 @@
 /** The harness registry. Imports are static so `deno compile` keeps every adapter. */
-import { join } from "node:path";
-import { findExecutable } from "../platform/mod.ts";
-import { claude, claudeBinary } from "./claude.ts";
-import { codex, codexBinary } from "./codex.ts";
-import { cursor, cursorBinary } from "./cursor.ts";
-import { grok, grokBinary } from "./grok.ts";
-import type { BinarySpec, HarnessAdapter, HarnessId } from "./types.ts";
+import { claude, claudeBinary } from "./claude/mod.ts";
+import { codex, codexBinary } from "./codex/mod.ts";
+import { cursor, cursorBinary } from "./cursor/mod.ts";
+import { grok, grokBinary } from "./grok/mod.ts";
+import type { BinarySpec, HarnessAdapter, HarnessId } from "./common/mod.ts";
 
-export { HARNESS_IDS } from "./types.ts";
+export { HARNESS_IDS, resolveBinary } from "./common/mod.ts";
 export type {
   ApprovalChoice,
   ApprovalDialog,
@@ -30,7 +28,7 @@ export type {
   TranscriptRules,
   TranscriptTurn,
   TurnParser,
-} from "./types.ts";
+} from "./common/mod.ts";
 
 const BINARIES: Record<HarnessId, BinarySpec> = {
   "claude-code": claudeBinary,
@@ -60,21 +58,4 @@ export function harnessBinary(id: HarnessId): BinarySpec {
 /** Every harness id with its binary lookup, in the public enum order. */
 export function listHarnessBinaries(): { id: HarnessId; binary: BinarySpec }[] {
   return (Object.keys(BINARIES) as HarnessId[]).map((id) => ({ id, binary: BINARIES[id] }));
-}
-
-/** Resolves a harness binary: env override, then vendor standard paths, then PATH. Null when absent. */
-export function resolveBinary(spec: BinarySpec, env: Record<string, string | undefined>): string | null {
-  const override = env[spec.envOverride];
-  if (override) return findExecutable(override, env.PATH);
-  const home = env.HOME ?? "";
-  for (const p of spec.standardPaths) {
-    if (p.startsWith("~/") && !home) continue;
-    const found = findExecutable(p.startsWith("~/") ? join(home, p.slice(2)) : p, undefined);
-    if (found) return found;
-  }
-  for (const name of spec.pathNames) {
-    const found = findExecutable(name, env.PATH);
-    if (found) return found;
-  }
-  return null;
 }

@@ -4,11 +4,13 @@ import { Terminal } from "./terminal/mod.ts";
 import { defaultStateRoot, selectMultiplexer } from "../platform/mod.ts";
 import type { ToolDeps } from "./mcp/mod.ts";
 import { VERSION } from "../base/version.ts";
-import { runtimeCodeFor, RuntimeErrorRecorder } from "./errors_store/mod.ts";
+import { runtimeCodeFor, RuntimeErrorRecorder, WriteQueue } from "./errors_store/mod.ts";
 import { type CodexQueueFn, DeliveryStore, type HookStatus, ParentDeliveryManager } from "./agent/delivery/mod.ts";
 import { harnessBinary, resolveBinary } from "../harnesses/mod.ts";
 import { claudeParentHookStatus, cursorParentHookStatus } from "../setup/parent_hooks.ts";
-import { remoteChildAccess } from "./mcp/relay.ts";
+import { RemoteRelay } from "./mcp/mod.ts";
+import { TranscriptReaders } from "./agent/mod.ts";
+import type { Config } from "../base/config.ts";
 import { addToCodexQueue } from "./agent/delivery/codex_queue.ts";
 import { codexHomeOf, codexHookStateDir, readSelection } from "./agent/delivery/codex_steer.ts";
 
@@ -16,6 +18,8 @@ import { codexHomeOf, codexHookStateDir, readSelection } from "./agent/delivery/
 export interface BuildDepsOptions {
   env: Record<string, string>;
   cwd: string;
+  /** The program's settings, read once by its root (base/config.ts loadConfig). */
+  config: Config;
 }
 
 /** Hook status without paths (diagnostics never shows paths): the reason code and what to do. */
@@ -30,14 +34,19 @@ function statusOf(s: { ready: boolean; reason_code: string | null }): HookStatus
 /** The dependency graph for the server. Starts no process; starts the log retention sweep (an unref'd timer). */
 export function buildDeps(options: BuildDepsOptions): ToolDeps {
   const env = options.env;
-  const layout = new StateLayout(defaultStateRoot(env));
+  const config = options.config;
+  const layout = new StateLayout(defaultStateRoot(env, config.stateDir));
   const mux = selectMultiplexer({
     socketPath: layout.socketPath,
     scratchDir: layout.scratchDir,
     serverRecordPath: layout.tmuxServerRecord,
+    config,
   });
-  const terminal = new Terminal({ mux, layout, env, defaultCwd: options.cwd });
-  const runtimeErrors = RuntimeErrorRecorder.fromEnv(env);
+  const terminal = new Terminal({ mux, layout, env, defaultCwd: options.cwd, config });
+  // The process's state lives in these objects, built once here (no module-level caches).
+  const transcripts = new TranscriptReaders();
+  const relay = new RemoteRelay({ terminal, env, version: VERSION, sshConfig: config.sshConfig });
+  const runtimeErrors = RuntimeErrorRecorder.fromConfig(layout.root, config.errorReporter, { queue: new WriteQueue() });
   // While this process runs, every session's log stays within its cap and a stopped writer is restarted (counted).
   const restarted = runtimeCodeFor("LOG_WRITER_RESTARTED");
   terminal.logs.onRestart = () => void (restarted && runtimeErrors.record(restarted).catch(() => {}));
@@ -58,7 +67,7 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
   const remoteDelivery = new ParentDeliveryManager({
     ...common,
     store: new DeliveryStore(layout.root, "remote-"),
-    access: remoteChildAccess({ terminal, env, version: VERSION }),
+    access: relay.childAccess(),
   });
   return {
     terminal,
@@ -68,5 +77,7 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
     runtimeErrors,
     delivery,
     remoteDelivery,
+    relay,
+    transcripts,
   };
 }

@@ -3,10 +3,18 @@
  * JSON line and exits with its verdict (see {@link WAIT_EXIT_HELP}). `--timeout 0` reports now:
  * done, blocked, or still running (exit 8), never timeout. Bad arguments (a missing or malformed
  * value, a flag given twice, a timeout above {@link MAX_WAIT_TIMEOUT_S}) exit 2 with nothing waited.
+ *
+ * It builds only what a waiter needs (state layout, multiplexer, Terminal, the waiter): not the MCP
+ * server, parent delivery, the remote relay, the error store or setup. It imports the waiter past
+ * lib/agent/mod.ts on purpose, because the barrel would bring the whole agent layer into aiterm-wait
+ * (tests/static/wait_graph_test.ts keeps the graph small).
  */
 import { parseArgs } from "node:util";
-import { buildDeps } from "./app.ts";
-import { waitForTurn } from "./agent/mod.ts";
+import type { Config } from "../base/config.ts";
+import { defaultStateRoot, selectMultiplexer } from "../platform/mod.ts";
+import { StateLayout } from "./state/mod.ts";
+import { Terminal } from "./terminal/mod.ts";
+import { waitForTurn } from "./agent/waiter.ts"; // past the barrel: see the module doc
 
 /** Usage line of the waiter. */
 export const WAIT_USAGE =
@@ -86,8 +94,20 @@ export function parseWaitArgs(args: string[]): WaitArgs | "help" | { usage: stri
   return { session: v.session, cursor: Number(v.cursor), generation: v.generation ?? null, timeoutS };
 }
 
-/** Runs the waiter with `args`; returns the process exit code. */
-export async function runWait(args: string[], env: Record<string, string>): Promise<number> {
+/** The Terminal a waiter reads through (no log sweep, no server: the waiter only looks). */
+function waiterTerminal(env: Record<string, string>, config: Config): Terminal {
+  const layout = new StateLayout(defaultStateRoot(env, config.stateDir));
+  const mux = selectMultiplexer({
+    socketPath: layout.socketPath,
+    scratchDir: layout.scratchDir,
+    serverRecordPath: layout.tmuxServerRecord,
+    config,
+  });
+  return new Terminal({ mux, layout, env, defaultCwd: Deno.cwd(), config });
+}
+
+/** Runs the waiter with `args` and the root's `config`; returns the process exit code. */
+export async function runWait(args: string[], env: Record<string, string>, config: Config): Promise<number> {
   const parsed = parseWaitArgs(args);
   if (parsed === "help") {
     Deno.stdout.writeSync(new TextEncoder().encode(`${WAIT_USAGE}\n${WAIT_EXIT_HELP}\n`));
@@ -97,8 +117,7 @@ export async function runWait(args: string[], env: Record<string, string>): Prom
     Deno.stderr.writeSync(new TextEncoder().encode(`aiterm-wait: ${parsed.usage}\n${WAIT_USAGE}\n`));
     return 2;
   }
-  const deps = buildDeps({ env, cwd: Deno.cwd() });
-  const outcome = await waitForTurn(deps.terminal, parsed.session, parsed.cursor, {
+  const outcome = await waitForTurn(waiterTerminal(env, config), parsed.session, parsed.cursor, {
     timeoutMs: parsed.timeoutS * 1000,
     env,
     generation: parsed.generation,

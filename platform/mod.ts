@@ -66,6 +66,7 @@ export {
 } from "./pwsh.ts";
 export { findExecutable } from "./which.ts";
 
+import type { Config } from "../base/config.ts";
 import type { Multiplexer } from "./multiplexer.ts";
 import { createPsmux } from "./psmux.ts";
 import { createTmux } from "./tmux.ts";
@@ -74,6 +75,8 @@ import { createTmux } from "./tmux.ts";
 export interface SelectMultiplexerOptions {
   socketPath: string;
   scratchDir: string;
+  /** The backend knobs of the program's Config (AITERM_TMUX_BIN, AITERM_TMUX_TRANSPORT, AITERM_PSMUX_BIN). */
+  config: Pick<Config, "tmuxBin" | "tmuxTransport" | "psmuxBin">;
   env?: Record<string, string>;
   /** Where the tmux backend records its server's identity (see TmuxOptions.serverRecordPath). */
   serverRecordPath?: string;
@@ -82,7 +85,7 @@ export interface SelectMultiplexerOptions {
 /** Picks the backend for this OS, once, at start-up. */
 export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexer {
   if (Deno.build.os === "windows") {
-    const psmuxBin = options.env?.AITERM_PSMUX_BIN ?? Deno.env.get("AITERM_PSMUX_BIN");
+    const psmuxBin = options.config.psmuxBin;
     return createPsmux({
       socketPath: options.socketPath,
       scratchDir: options.scratchDir,
@@ -90,13 +93,12 @@ export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexe
       ...(options.env ? { env: options.env } : {}),
     });
   }
-  const bin = options.env?.AITERM_TMUX_BIN ?? Deno.env.get("AITERM_TMUX_BIN");
-  // One long-lived `tmux -C` client carries the commands (ADR 0022); AITERM_TMUX_TRANSPORT=cli spawns tmux per command.
-  const transport = options.env?.AITERM_TMUX_TRANSPORT ?? Deno.env.get("AITERM_TMUX_TRANSPORT");
+  const bin = options.config.tmuxBin;
+  // One long-lived `tmux -C` client carries the commands (ADR 0022); the cli transport spawns tmux per command.
   return createTmux({
     socketPath: options.socketPath,
     scratchDir: options.scratchDir,
-    transport: transport === "cli" ? "cli" : "control",
+    transport: options.config.tmuxTransport,
     ...(options.serverRecordPath ? { serverRecordPath: options.serverRecordPath } : {}),
     ...(bin ? { bin } : {}),
     ...(options.env ? { env: options.env } : {}),

@@ -1,9 +1,15 @@
 /** OS-specific locations. The only module that knows where per-user state lives on each OS. */
 import { join } from "node:path";
+import { knobFrom } from "../base/config.ts";
 
-/** The state root: `$XDG_STATE_HOME/aiterm-mcp`, else `~/.local/state/aiterm-mcp` (Windows: `%LOCALAPPDATA%\aiterm-mcp`). */
-export function defaultStateRoot(env: Record<string, string | undefined>): string {
-  if (env.AITERM_STATE_DIR) return env.AITERM_STATE_DIR;
+/**
+ * The state root: the configured one (Config.stateDir, AITERM_STATE_DIR), else `$XDG_STATE_HOME/aiterm-mcp`,
+ * else `~/.local/state/aiterm-mcp` (Windows: `%LOCALAPPDATA%\aiterm-mcp`). A caller that passes no
+ * `stateDir` (transitional: lib/agent/delivery/cli.ts) gets it read from `env` through base/config.ts.
+ */
+export function defaultStateRoot(env: Record<string, string | undefined>, stateDir?: string | null): string {
+  const configured = stateDir === undefined ? knobFrom(env, "stateDir") : stateDir;
+  if (configured) return configured;
   if (Deno.build.os === "windows") {
     const base = env.LOCALAPPDATA ?? join(env.USERPROFILE ?? "C:\\", "AppData", "Local");
     return join(base, "aiterm-mcp");

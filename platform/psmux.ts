@@ -5,6 +5,7 @@
  * trip per input chunk so chunks are drained in order. Every psmux argv is built by a pure function in
  * this file and run through `#run`.
  */
+import { knobFrom } from "../base/config.ts";
 import { join } from "node:path";
 import { AppError } from "../base/errors.ts";
 import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
@@ -174,7 +175,8 @@ export function gitBashPath(
   probe: { exists(path: string): boolean; which(program: string): string | null },
 ): string | null {
   const isBridge = (p: string) => /\\(system32|sysnative|windowsapps)\\/i.test(p.replaceAll("/", "\\"));
-  if (env.AITERM_GIT_BASH) return isBridge(env.AITERM_GIT_BASH) ? null : env.AITERM_GIT_BASH;
+  const configured = knobFrom(env, "gitBash");
+  if (configured) return isBridge(configured) ? null : configured;
   const programFiles = env.ProgramFiles ?? env.PROGRAMFILES ?? "C:\\Program Files";
   const installed = `${programFiles}\\Git\\bin\\bash.exe`;
   if (probe.exists(installed)) return installed;

@@ -3,6 +3,7 @@
  * cmd.exe or a WSL bridge) and every PowerShell script aiterm generates outside the shell dialect. All
  * builders are pure so they are tested with golden strings on any OS.
  */
+import { knobFrom } from "../base/config.ts";
 import { AppError } from "../base/errors.ts";
 import { windowsArgumentList } from "./self_command.ts";
 import { pwshQuote } from "./shell_dialect.ts";
@@ -50,7 +51,8 @@ export function pwshCandidates(
   which: (program: string) => string | null,
 ): string[] {
   const out: string[] = [];
-  if (env.AITERM_PWSH_BIN) out.push(env.AITERM_PWSH_BIN);
+  const configured = knobFrom(env, "pwshBin");
+  if (configured) out.push(configured);
   const onPath = which("pwsh.exe") ?? which("pwsh");
   if (onPath) out.push(onPath);
   const programFiles = env.ProgramFiles ?? env.PROGRAMFILES ?? "C:\\Program Files";
@@ -76,7 +78,8 @@ export async function resolvePwsh(
   env: Record<string, string | undefined>,
   probe: PwshProbe,
 ): Promise<{ path: string; version: string }> {
-  const candidates = env.AITERM_PWSH_BIN ? [env.AITERM_PWSH_BIN] : pwshCandidates(env, probe.which);
+  const configured = knobFrom(env, "pwshBin");
+  const candidates = configured ? [configured] : pwshCandidates(env, probe.which);
   const rejected: string[] = [];
   for (const path of candidates) {
     const refused = refusePwshPath(path);

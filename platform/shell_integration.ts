@@ -4,6 +4,7 @@
  * not display them; aiterm strips them on read and uses them to know that a command ended and with
  * which exit status. The user's own rc files are still read first.
  */
+import { CHILD_VARS } from "../base/config.ts";
 import { join } from "node:path";
 import { posixQuote } from "./shell_dialect.ts";
 
@@ -110,7 +111,10 @@ export function integratedShell(
   const base = shellPath.split("/").pop() ?? "";
   // Both shells get the zsh files and ZDOTDIR: a zsh started from the session is integrated too.
   const zdot = join(dir, "zsh");
-  const zshEnv: Record<string, string> = { ZDOTDIR: zdot, AITERM_USER_ZDOTDIR: env.ZDOTDIR ?? env.HOME ?? "" };
+  const zshEnv: Record<string, string> = {
+    ZDOTDIR: zdot,
+    [CHILD_VARS.userZdotdir]: env.ZDOTDIR ?? env.HOME ?? "",
+  };
   const zshFiles: Record<string, string> = {
     [join(zdot, ".zshenv")]: ZSH_ENV,
     [join(zdot, ".zshrc")]: ZSH_RC,
@@ -127,7 +131,7 @@ export function integratedShell(
     // PROMPT_COMMAND means nothing to zsh; a bash started from it picks the integration up.
     return {
       argv: [shellPath, "-i"],
-      env: { ...zshEnv, AITERM_SHELL_TOP: "1", PROMPT_COMMAND: BASH_CHILD_PROMPT_COMMAND },
+      env: { ...zshEnv, [CHILD_VARS.shellTop]: "1", PROMPT_COMMAND: BASH_CHILD_PROMPT_COMMAND },
       files: zshFiles,
     };
   }

@@ -22,13 +22,14 @@
  *   Every line the transport writes runs to its end in one pass of the server's queue (nothing that
  *   waits, such as load-buffer of a file), so no line is ever cut in half by such an exit.
  */
+import { CHILD_VARS } from "../base/config.ts";
 import { AppError } from "../base/errors.ts";
 import type { MuxOutput } from "./_mux_exec.ts";
 import { processEnvVar, processStartIdentity, sameProcessAlive } from "./process.ts";
 import { findExecutable } from "./which.ts";
 
 /** The environment variable that names a control client's owner: `<pid> <start identity>` of the aiterm process. */
-export const CONTROL_OWNER_VAR = "AITERM_CONTROL_OWNER";
+export const CONTROL_OWNER_VAR = CHILD_VARS.controlOwner;
 const OWNER_ENV: Record<string, string> = Deno.build.os === "linux"
   ? { [CONTROL_OWNER_VAR]: `${Deno.pid} ${processStartIdentity(Deno.pid) ?? ""}` }
   : {};

@@ -10,10 +10,10 @@
  * - Grok Build: `grok mcp add --scope user aiterm -- <command…>`, read back with `grok mcp list --json`.
  */
 import { parse as parseToml } from "smol-toml";
-import { claudeBinary } from "../harnesses/claude.ts";
-import { codexBinary } from "../harnesses/codex.ts";
-import { cursorBinary } from "../harnesses/cursor.ts";
-import { grokBinary } from "../harnesses/grok.ts";
+import { claudeBinary } from "../harnesses/claude/mod.ts";
+import { codexBinary } from "../harnesses/codex/mod.ts";
+import { cursorBinary } from "../harnesses/cursor/mod.ts";
+import { grokBinary } from "../harnesses/grok/mod.ts";
 import { resolveBinary } from "../harnesses/mod.ts";
 import { SERVER_NAME } from "../base/version.ts";
 import { type ConfigPathKind, readJsonConfig, SetupFailure, updateJsonConfig } from "./config_file.ts";

@@ -3,6 +3,7 @@
  * and shell aiterm needs on this OS, the official package manager command that installs them, how
  * that command is run, and the shell line the smoke test types.
  */
+import { knobFrom } from "../base/config.ts";
 import { join } from "node:path";
 import { findExecutable, parseTmuxVersion, TMUX_MIN_VERSION, tmuxInstallHint } from "../platform/mod.ts";
 
@@ -263,9 +264,8 @@ function requirements(os: SetupOs): Requirement[] {
   return [{
     pkg: "tmux",
     probe: async (env) => {
-      const bin = env.AITERM_TMUX_BIN
-        ? findExecutable(env.AITERM_TMUX_BIN, env.PATH)
-        : findExecutable("tmux", env.PATH);
+      const configured = knobFrom(env, "tmuxBin");
+      const bin = findExecutable(configured ?? "tmux", env.PATH);
       if (!bin) return null;
       const text = await versionOf(bin, ["-V"]);
       return text ? parseTmuxVersion(text)?.raw ?? text : null;

@@ -4,6 +4,7 @@
  * pty_read, close it with pty_close. It runs with a throwaway state directory, whose private tmux
  * server is killed and whose files are removed afterwards.
  */
+import { knobEnv, knobFrom, VAR_PREFIX } from "../base/config.ts";
 import { join } from "node:path";
 import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
 import type { CallToolResult } from "../lib/mcp/sdk.ts";
@@ -29,12 +30,10 @@ function textOf(r: CallToolResult): string {
 function smokeEnv(env: Record<string, string>, stateDir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
-    if (k === "TMUX" || k === "TMUX_PANE" || k.startsWith("AITERM_")) continue;
+    if (k === "TMUX" || k === "TMUX_PANE" || k.startsWith(VAR_PREFIX)) continue;
     out[k] = v;
   }
-  if (env.AITERM_TMUX_BIN) out.AITERM_TMUX_BIN = env.AITERM_TMUX_BIN;
-  out.AITERM_STATE_DIR = stateDir;
-  out.AITERM_LOG = "warn";
+  Object.assign(out, knobEnv({ tmuxBin: knobFrom(env, "tmuxBin"), stateDir, log: "warn" }));
   // The smoke test's shell keeps no history: "changes nothing" includes ~/.bash_history and ~/.zsh_history.
   out.HISTFILE = "/dev/null";
   return out;

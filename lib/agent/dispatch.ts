@@ -62,7 +62,7 @@ export async function turnRunning(
   adapter: HarnessAdapter,
   busyOnScreen: boolean,
 ): Promise<{ running: boolean; rec: AgentRecord; turnCount: number }> {
-  const loaded = await loadTurns(adapter, rec, deps.env);
+  const loaded = await loadTurns(adapter, rec, deps.env, deps.transcripts);
   const turnCount = loaded.turns.length;
   let next = rec;
   if (loaded.newlyPinned && loaded.path) next = { ...next, transcript_path: loaded.path };
@@ -148,7 +148,7 @@ async function acceptingInput(
     const started = Date.now();
     const gate = await startupGate(s.input, {
       trustProject: false,
-      timeoutMs: startupTimeoutMs(),
+      timeoutMs: startupTimeoutMs(s.terminal.config),
       ...(onWait ? { onWait } : {}),
     });
     waitedMs = Date.now() - started;
@@ -235,7 +235,9 @@ async function turnStarted(
   const deadline = Date.now() + 5000;
   let pinned: string | null = null;
   while (Date.now() < deadline) {
-    if (!rec.transcript_path && !pinned) pinned = await pinByPrompt(s.adapter, rec, s.deps.env, body);
+    if (!rec.transcript_path && !pinned) {
+      pinned = await pinByPrompt(s.adapter, rec, s.deps.env, body, s.deps.transcripts);
+    }
     const loaded = await s.turns(pinned ? { ...rec, transcript_path: pinned } : rec);
     if (loaded.turns.length > cursor) {
       return { started: true, pinned: pinned ?? (loaded.newlyPinned ? loaded.path : null) };

@@ -1,8 +1,8 @@
 import { assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
 import type { HarnessAdapter, LaunchSpec } from "../../harnesses/mod.ts";
-import { claude } from "../../harnesses/claude.ts";
-import { cursor } from "../../harnesses/cursor.ts";
-import { grok } from "../../harnesses/grok.ts";
+import { claude } from "../../harnesses/claude/mod.ts";
+import { cursor } from "../../harnesses/cursor/mod.ts";
+import { grok } from "../../harnesses/grok/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import { confirmFast } from "./fast.ts";
 

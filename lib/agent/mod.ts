@@ -12,6 +12,7 @@ export type { WaitOutcome } from "./waiter.ts";
 export { waitProcessFor } from "./wait_process.ts";
 export type { WaitProcess } from "./wait_process.ts";
 export { readAgentRecord } from "./record.ts";
+export { TranscriptReaders } from "./transcript_reader.ts";
 export { agentSessionView, observeAgent } from "./observe.ts";
 export type { AgentObservation, AgentSessionView } from "./observe.ts";
 export { approvalDigest, runApproval } from "./approval.ts";

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../tests/helpers/assert.ts";
 import { AppError } from "../../base/errors.ts";
 import type { HarnessAdapter, ModelCatalog } from "../../harnesses/mod.ts";
-import { claude } from "../../harnesses/claude.ts";
+import { claude } from "../../harnesses/claude/mod.ts";
 import { catalogChoices, catalogEntry, checkModelShape, fetchCatalog, unknownModel } from "./models.ts";
 
 const CATALOG: ModelCatalog = {

@@ -4,47 +4,15 @@
  * exited CLI. Null for sessions without an agent.
  */
 import { getHarness, harnessBinary } from "../../harnesses/mod.ts";
-import { type ObserveResult, observeSession, type Terminal } from "../terminal/mod.ts";
+import type { ObserveResult, Terminal } from "../terminal/mod.ts";
+import { type AgentObservation, observeAgent } from "./agent_state.ts";
 import { readAgentRecord } from "./record.ts";
 import { paneAndHarness, type ProcessIdentity } from "./harness_process.ts";
 import { pendingDeliveries, type PendingDelivery } from "./delivery/pending.ts";
 import type { DeliveryStore } from "./delivery/store.ts";
 
-/** The agent-level state of a session. */
-export interface AgentObservation {
-  harness: string;
-  state: "ready" | "busy" | "blocked" | "starting" | "exited";
-  reason: string | null;
-}
-
-/** Classifies the agent's current screen; null when the session has no agent. */
-export async function observeAgent(terminal: Terminal, id: string): Promise<AgentObservation | null> {
-  const rec = await readAgentRecord(terminal.sessionDir(id)).catch(() => null);
-  const adapter = rec ? getHarness(rec.harness) : null;
-  if (!rec || !adapter) return null;
-  const pane = await terminal.pane(id);
-  if (!pane) return { harness: rec.harness, state: "exited", reason: "harness_exited" };
-  const screen = (await terminal.screen(id)) ?? "";
-  const s = adapter.classifyScreen(screen);
-  if (pane.paneDead) {
-    return { harness: rec.harness, state: "exited", reason: s.kind === "blocked" ? s.reason : "harness_exited" };
-  }
-  if (s.kind === "blocked") return { harness: rec.harness, state: "blocked", reason: s.reason };
-  if (s.kind === "exited") return { harness: rec.harness, state: "exited", reason: "harness_exited" };
-  return { harness: rec.harness, state: s.kind, reason: null };
-}
-
-/**
- * Why an agent session is stuck right now, or null: a stopped harness (from the process table) or
- * a blocking dialog the harness shows (approval, onboarding, login, usage limit, …).
- */
-export async function stuckReason(terminal: Terminal, id: string): Promise<string | null> {
-  const base = await observeSession(terminal, id, null).catch(() => null);
-  if (base?.state === "ended") return null;
-  if (base?.state === "blocked") return base.reason;
-  const agent = await observeAgent(terminal, id);
-  return agent?.state === "blocked" ? agent.reason ?? "blocked" : null;
-}
+export { observeAgent, stuckReason } from "./agent_state.ts";
+export type { AgentObservation } from "./agent_state.ts";
 
 /** pty_observe of an agent session: the agent's state at the top, pane and harness told apart. */
 export interface AgentSessionView extends Omit<ObserveResult, "state"> {

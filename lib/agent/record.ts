@@ -1,4 +1,5 @@
 /** What aiterm owns about an agent launch: correlation state only (`sessions/<id>/agent.json`). */
+import { CHILD_VARS, childVar } from "../../base/config.ts";
 import { join } from "node:path";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import type { HarnessId } from "../../harnesses/mod.ts";
@@ -60,23 +61,23 @@ export function writeAgentRecord(sessionDir: string, rec: AgentRecord): Promise<
  * @throws {AppError} LINEAGE_INVALID
  */
 export function checkLineageEnv(env: Record<string, string | undefined>): void {
-  const depth = env.AITERM_DELEGATION_DEPTH;
+  const depth = childVar(env, "delegationDepth");
   if (depth === undefined || depth === "" || /^[0-9]{1,6}$/.test(depth)) return;
   throw new AppError(
     "LINEAGE_INVALID",
     "Cannot launch: the inherited AITERM_DELEGATION_DEPTH is not a whole number from 0 to 999999",
     {
       suggestion: "nothing was started; fix or unset AITERM_DELEGATION_DEPTH in the environment this server runs in",
-      data: { variable: "AITERM_DELEGATION_DEPTH" },
+      data: { variable: CHILD_VARS.delegationDepth },
     },
   );
 }
 
 /** The lineage of a child launched from a process whose environment is `env` (checked by checkLineageEnv). */
 export function childLineage(env: Record<string, string | undefined>, childId: string): Lineage {
-  const parent = env.AITERM_SESSION_ID ?? null;
-  const depth = Number(env.AITERM_DELEGATION_DEPTH ?? "0");
-  const chain = (env.AITERM_LINEAGE ?? "").split("/").filter((s) => /^[A-Za-z0-9_-]{1,64}$/.test(s));
+  const parent = childVar(env, "sessionId") ?? null;
+  const depth = Number(childVar(env, "delegationDepth") ?? "0");
+  const chain = (childVar(env, "lineage") ?? "").split("/").filter((s) => /^[A-Za-z0-9_-]{1,64}$/.test(s));
   return {
     agent_role: "subagent",
     parent_session_id: parent && /^[A-Za-z0-9_-]{1,64}$/.test(parent) ? parent : null,
@@ -89,12 +90,12 @@ export function childLineage(env: Record<string, string | undefined>, childId: s
 /** The environment variables that tell the child who it is. */
 export function lineageEnv(l: Lineage, launchId: string): Record<string, string> {
   return {
-    AITERM_AGENT_ROLE: l.agent_role,
-    AITERM_PARENT_SESSION_ID: l.parent_session_id ?? "",
-    AITERM_DELEGATION_DEPTH: String(l.delegation_depth),
-    AITERM_LINEAGE: l.lineage.join("/"),
-    AITERM_DELEGATION_ALLOWED: "true",
-    AITERM_LAUNCH_ID: launchId,
+    [CHILD_VARS.agentRole]: l.agent_role,
+    [CHILD_VARS.parentSessionId]: l.parent_session_id ?? "",
+    [CHILD_VARS.delegationDepth]: String(l.delegation_depth),
+    [CHILD_VARS.lineage]: l.lineage.join("/"),
+    [CHILD_VARS.delegationAllowed]: "true",
+    [CHILD_VARS.launchId]: launchId,
   };
 }
 

@@ -19,6 +19,7 @@ import { getHarness, type HarnessAdapter } from "../../harnesses/mod.ts";
 import { SESSION_ID_PATTERN, type Terminal } from "../terminal/mod.ts";
 import { type AgentRecord, readAgentRecord, writeAgentRecord } from "./record.ts";
 import { type LoadedTurns, loadTurns } from "./turns.ts";
+import type { TranscriptReaders } from "./transcript_reader.ts";
 import { PaneInput } from "./typing.ts";
 
 /** What the agent layer needs from its host (built once by the MCP server). */
@@ -26,6 +27,8 @@ export interface AgentDeps {
   terminal: Terminal;
   env: Record<string, string>;
   defaultCwd: string;
+  /** The process's incremental transcript readers (lib/app.ts builds one; absent: each check reads afresh). */
+  transcripts?: TranscriptReaders;
 }
 
 /** See the module doc. */
@@ -83,7 +86,7 @@ export class AgentSession {
 
   /** The launch's turns now, through the process's incremental reader of its transcript. */
   turns(rec: AgentRecord = this.#rec): Promise<LoadedTurns> {
-    return loadTurns(this.adapter, rec, this.deps.env);
+    return loadTurns(this.adapter, rec, this.deps.env, this.deps.transcripts);
   }
 
   /** Whether the harness process still runs in the pane (false: the pane is gone or dead). */

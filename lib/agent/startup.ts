@@ -8,6 +8,7 @@
  * still starting (a launch without a prompt only starts the CLI: that send waits here, then dispatches).
  */
 import type { PaneInput } from "./typing.ts";
+import { type Config, knobFrom } from "../../base/config.ts";
 
 /** The gate's verdict. */
 export interface StartupResult {
@@ -30,17 +31,19 @@ const MAX_ANSWERS = 6;
 const HISTORY = { scrollback: 200 };
 const REPORT_EVERY_MS = 1000;
 
-/** The gate's bound: AITERM_AGENT_STARTUP_TIMEOUT_MS, default 60 s. */
-export function startupTimeoutMs(): number {
-  const n = Number(Deno.env.get("AITERM_AGENT_STARTUP_TIMEOUT_MS") ?? 60_000);
-  return Number.isFinite(n) && n > 0 ? n : 60_000;
+/**
+ * The gate's bound: the configured AITERM_AGENT_STARTUP_TIMEOUT_MS (default 60 s). Without a config
+ * (transitional: lib/agent/delivery/request.ts's progress total) it is read from the process environment.
+ */
+export function startupTimeoutMs(config?: Pick<Config, "agentStartupTimeoutMs">): number {
+  return config?.agentStartupTimeoutMs ?? knobFrom(Deno.env.toObject(), "agentStartupTimeoutMs");
 }
 
 /** Runs the gate on a session (its caller holds the send lock when it may answer a dialog). */
 export async function startupGate(input: PaneInput, options: StartupOptions): Promise<StartupResult> {
   const adapter = input.adapter;
   const started = Date.now();
-  const deadline = started + (options.timeoutMs ?? startupTimeoutMs());
+  const deadline = started + (options.timeoutMs ?? startupTimeoutMs(input.terminal.config));
   let reported = started;
   let stable = 0;
   let answers = 0;

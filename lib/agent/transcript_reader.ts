@@ -5,8 +5,9 @@
  * one that finds new records costs their parsing plus a copy of the turn list, never a re-parse of
  * the file. A file that shrank or was replaced (another inode) is read again from its start.
  *
- * Readers are kept per process ({@link transcriptReader}), so every check in this process (the
- * start-up and turn-start polls, the steer confirmation, the waiter's loop, answers) shares one parse.
+ * Readers are kept per process ({@link TranscriptReaders}, built by the program root), so every check in
+ * this process (the start-up and turn-start polls, the steer confirmation, the waiter's loop, answers)
+ * shares one parse.
  */
 import type { TranscriptRules, TranscriptTurn, TurnParser } from "../../harnesses/mod.ts";
 
@@ -159,17 +160,24 @@ export class TranscriptReader {
   }
 }
 
-const readers = new Map<string, TranscriptReader>();
-
 /**
- * The process's reader of `path` for a harness's rules (created on first use, kept for later checks).
- * This is the per-check function: `await transcriptReader(rules, path).read()`.
+ * The incremental readers of one process, by transcript path (the {@link KEEP_READERS} most recently
+ * used). A program root creates one (lib/app.ts, aiterm-wait) and hands it down (AgentDeps.transcripts);
+ * code without one reads through a fresh instance, which is correct but parses from the start.
  */
-export function transcriptReader(rules: TranscriptRules, path: string): TranscriptReader {
-  let r = readers.get(path);
-  readers.delete(path);
-  if (!r || r.rules !== rules) r = new TranscriptReader(rules, path);
-  readers.set(path, r);
-  while (readers.size > KEEP_READERS) readers.delete(readers.keys().next().value!);
-  return r;
+export class TranscriptReaders {
+  readonly #readers = new Map<string, TranscriptReader>();
+
+  /**
+   * The reader of `path` for a harness's rules (created on first use, kept for later checks).
+   * This is the per-check function: `await readers.get(rules, path).read()`.
+   */
+  get(rules: TranscriptRules, path: string): TranscriptReader {
+    let r = this.#readers.get(path);
+    this.#readers.delete(path);
+    if (!r || r.rules !== rules) r = new TranscriptReader(rules, path);
+    this.#readers.set(path, r);
+    while (this.#readers.size > KEEP_READERS) this.#readers.delete(this.#readers.keys().next().value!);
+    return r;
+  }
 }

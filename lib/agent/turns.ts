@@ -5,7 +5,7 @@
  */
 import type { HarnessAdapter, TranscriptTurn } from "../../harnesses/mod.ts";
 import type { AgentRecord } from "./record.ts";
-import { transcriptReader } from "./transcript_reader.ts";
+import { TranscriptReaders } from "./transcript_reader.ts";
 
 /** The turns of a launch and where they came from. */
 export interface LoadedTurns {
@@ -16,22 +16,28 @@ export interface LoadedTurns {
 }
 
 /** One check of a transcript through the process's incremental reader of it (null: unreadable). */
-function readTurns(adapter: HarnessAdapter, path: string): Promise<TranscriptTurn[] | null> {
-  return transcriptReader(adapter.transcript, path).read();
+function readTurns(
+  adapter: HarnessAdapter,
+  path: string,
+  readers: TranscriptReaders,
+): Promise<TranscriptTurn[] | null> {
+  return readers.get(adapter.transcript, path).read();
 }
 
 /**
  * Loads the launch's turns (empty when the harness has not written a transcript yet). This is the
  * per-check function of every poll and wait: once the transcript is pinned it costs one `stat` when
  * nothing was appended, and the parsing of the appended records otherwise (lib/agent/transcript_reader.ts).
+ * `readers`: the process's readers (without them, this check parses the transcript from the start).
  */
 export async function loadTurns(
   adapter: HarnessAdapter,
   rec: AgentRecord,
   env: Record<string, string | undefined>,
+  readers: TranscriptReaders = new TranscriptReaders(),
 ): Promise<LoadedTurns> {
   if (rec.transcript_path) {
-    const turns = await readTurns(adapter, rec.transcript_path);
+    const turns = await readTurns(adapter, rec.transcript_path, readers);
     return { path: rec.transcript_path, turns: turns ?? [], newlyPinned: false };
   }
   const candidates = await adapter.transcript.locate({
@@ -43,7 +49,7 @@ export async function loadTurns(
   if (candidates.length === 0) return { path: null, turns: [], newlyPinned: false };
   if (rec.pinned_session_id || candidates.length === 1) {
     const path = candidates[0]!;
-    return { path, turns: (await readTurns(adapter, path)) ?? [], newlyPinned: true };
+    return { path, turns: (await readTurns(adapter, path, readers)) ?? [], newlyPinned: true };
   }
   // Several unpinned candidates (other launches in the same directory): take the one whose first
   // turn carries the prompt this launch sent first; otherwise do not guess.
@@ -56,6 +62,7 @@ export async function pinByPrompt(
   rec: AgentRecord,
   env: Record<string, string | undefined>,
   prompt: string,
+  readers: TranscriptReaders = new TranscriptReaders(),
 ): Promise<string | null> {
   const candidates = await adapter.transcript.locate({
     cwd: rec.cwd,
@@ -66,7 +73,7 @@ export async function pinByPrompt(
   const want = prompt.trim().slice(0, 200);
   const hits: string[] = [];
   for (const path of candidates) {
-    const turns = await readTurns(adapter, path);
+    const turns = await readTurns(adapter, path, readers);
     if (turns === null) continue;
     if (
       turns.some((t) =>

@@ -10,8 +10,9 @@ import { getHarness } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import { readAgentRecord } from "./record.ts";
 import { loadTurns } from "./turns.ts";
+import { TranscriptReaders } from "./transcript_reader.ts";
 import { limitCardAfterError } from "./pane_recovery.ts";
-import { stuckReason } from "./observe.ts";
+import { stuckReason } from "./agent_state.ts";
 import { FileWaker, type WakeReason } from "./turn_watch.ts";
 
 /** The waiter's verdict (printed as JSON). */
@@ -60,6 +61,8 @@ export interface WaitTurnOptions {
    * this look, no confirmation wait) or `running`, never `timeout`.
    */
   reportNow?: boolean;
+  /** The process's transcript readers (absent: this wait keeps its own for its whole loop). */
+  transcripts?: TranscriptReaders;
   /** The fallback tick's first and longest gap (default 50 → 500 ms); tests set it high to prove the watch wakes. */
   fallbackTickMs?: number;
 }
@@ -88,6 +91,7 @@ export async function waitForTurn(
   using waker = new FileWaker(terminal.sessionDir(id));
   let woke: WakeReason | "first" = "first";
   let sideAt = 0;
+  const transcripts = options.transcripts ?? new TranscriptReaders();
   for (;;) {
     if (options.generation) {
       const meta = await terminal.meta(id).catch(() => null);
@@ -110,7 +114,7 @@ export async function waitForTurn(
       }
       return result("closed", null, "the session has no agent record (closed or never launched)");
     }
-    const loaded = await loadTurns(adapter, rec, options.env);
+    const loaded = await loadTurns(adapter, rec, options.env, transcripts);
     const turn = loaded.turns[cursor];
     if (turn && turn.status === "done") return result("done", turn.turnId, null);
     if (turn && turn.status === "error") {
@@ -128,7 +132,7 @@ export async function waitForTurn(
       const pane = await terminal.pane(id);
       if (!pane || pane.paneDead) {
         // One last look: the harness may have written the end record just before exiting.
-        const final = (await loadTurns(adapter, rec, options.env)).turns[cursor];
+        const final = (await loadTurns(adapter, rec, options.env, transcripts)).turns[cursor];
         if (final?.status === "done") return result("done", final.turnId, null);
         return result("closed", final?.turnId ?? null, null);
       }

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { acquireLock, inspectLock, lockPath, removeDeadOwner } from "./lock.ts";
-import { RuntimeErrorStore } from "./store.ts";
+import { RuntimeErrorStore, WriteQueue } from "./store.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir();
@@ -116,10 +116,11 @@ Deno.test("record() gives up after the lock timeout instead of blocking, and nev
   });
 });
 
-Deno.test("concurrent record() calls in one process are all counted", async () => {
+Deno.test("concurrent record() calls in one process (its stores share the root's WriteQueue) are all counted", async () => {
   await withDir(async (root) => {
-    const store = new RuntimeErrorStore(root);
-    const other = new RuntimeErrorStore(root);
+    const queue = new WriteQueue();
+    const store = new RuntimeErrorStore(root, { queue });
+    const other = new RuntimeErrorStore(root, { queue });
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => (i % 2 ? store : other).record("AITERM.PTY_BACKEND_FAILED")),
     );

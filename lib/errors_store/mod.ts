@@ -9,7 +9,7 @@ export {
   templateOf,
 } from "./codes.ts";
 export type { RuntimeCode } from "./codes.ts";
-export { AGGREGATE_SCHEMA, runtimeErrorsDir, RuntimeErrorStore } from "./store.ts";
+export { AGGREGATE_SCHEMA, runtimeErrorsDir, RuntimeErrorStore, WriteQueue } from "./store.ts";
 export type {
   AggregateEntry,
   EntryStatus,
@@ -19,7 +19,7 @@ export type {
   StoreStatus,
   Summary,
 } from "./store.ts";
-export { CommandReporter, REPORT_SCHEMA, REPORTER_ENV, reporterFromEnv, RuntimeErrorRecorder } from "./reporter.ts";
+export { CommandReporter, REPORT_SCHEMA, reporterFromConfig, RuntimeErrorRecorder } from "./reporter.ts";
 export type { Reporter, ReporterConfig } from "./reporter.ts";
 export { ERRORS_HELP, runErrorsCommand } from "./cli.ts";
 export type { ErrorsCommandIo, ErrorsCommandOptions } from "./cli.ts";

@@ -9,11 +9,10 @@
  * Its output is discarded and it is killed after a timeout. Whatever it does next is its business.
  */
 import { isAbsolute } from "node:path";
+import { loadConfig } from "../../base/config.ts";
+import { defaultStateRoot } from "../../platform/paths.ts";
 import type { RuntimeCode } from "./codes.ts";
 import { type AggregateEntry, RuntimeErrorStore, type RuntimeErrorStoreOptions } from "./store.ts";
-
-/** The environment variable that opts in. */
-export const REPORTER_ENV = "AITERM_ERROR_REPORTER";
 
 /** The `schema` of what a command reporter receives. */
 export const REPORT_SCHEMA = "aiterm.runtime-errors.report.v1";
@@ -23,13 +22,12 @@ export interface Reporter {
   report(entries: readonly AggregateEntry[]): Promise<void>;
 }
 
-/** What the environment configures: nothing (the default), a command, or an unusable value. */
+/** What the configuration says: nothing (the default), a command, or an unusable value. */
 export type ReporterConfig = { kind: "none" } | { kind: "command"; reporter: Reporter } | { kind: "invalid" };
 
-/** Reads {@link REPORTER_ENV}. Unset or empty: none. */
-export function reporterFromEnv(env: Record<string, string | undefined>): ReporterConfig {
-  const value = env[REPORTER_ENV];
-  if (value === undefined || value === "") return { kind: "none" };
+/** Reads the configured reporter (Config.errorReporter, AITERM_ERROR_REPORTER). Null or empty: none. */
+export function reporterFromConfig(value: string | null): ReporterConfig {
+  if (value === null || value === "") return { kind: "none" };
   const prefix = "command:";
   if (!value.startsWith(prefix)) return { kind: "invalid" };
   const path = value.slice(prefix.length);
@@ -95,16 +93,26 @@ export class RuntimeErrorRecorder {
     this.#reporter = reporter;
   }
 
-  /** A recorder for the environment's state root and reporter setting. */
+  /** A recorder for a state root and the configured reporter (Config.errorReporter). */
+  static fromConfig(
+    stateRoot: string,
+    reporter: string | null,
+    options: RuntimeErrorStoreOptions = {},
+  ): RuntimeErrorRecorder {
+    const config = reporterFromConfig(reporter);
+    return new RuntimeErrorRecorder(
+      new RuntimeErrorStore(stateRoot, options),
+      config.kind === "command" ? config.reporter : null,
+    );
+  }
+
+  /** A recorder for the state root and reporter `env` configures (read through base/config.ts). */
   static fromEnv(
     env: Record<string, string | undefined>,
     options: RuntimeErrorStoreOptions = {},
   ): RuntimeErrorRecorder {
-    const config = reporterFromEnv(env);
-    return new RuntimeErrorRecorder(
-      RuntimeErrorStore.fromEnv(env, options),
-      config.kind === "command" ? config.reporter : null,
-    );
+    const config = loadConfig(env);
+    return RuntimeErrorRecorder.fromConfig(defaultStateRoot(env, config.stateDir), config.errorReporter, options);
   }
 
   /** Records `code` (see RuntimeErrorStore.record). */

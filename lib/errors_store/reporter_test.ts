@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import type { AggregateEntry } from "./store.ts";
-import { CommandReporter, REPORT_SCHEMA, type Reporter, reporterFromEnv, RuntimeErrorRecorder } from "./reporter.ts";
+import { CommandReporter, REPORT_SCHEMA, type Reporter, reporterFromConfig, RuntimeErrorRecorder } from "./reporter.ts";
 import { RuntimeErrorStore } from "./store.ts";
 
 async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
@@ -12,12 +12,12 @@ async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
   }
 }
 
-Deno.test("reporterFromEnv(): nothing unless explicitly configured with an absolute command", () => {
-  assertEquals(reporterFromEnv({}), { kind: "none" });
-  assertEquals(reporterFromEnv({ AITERM_ERROR_REPORTER: "" }), { kind: "none" });
-  assertEquals(reporterFromEnv({ AITERM_ERROR_REPORTER: "https://collector.example/errors" }), { kind: "invalid" });
-  assertEquals(reporterFromEnv({ AITERM_ERROR_REPORTER: "command:relative/path" }), { kind: "invalid" });
-  assertEquals(reporterFromEnv({ AITERM_ERROR_REPORTER: "command:/usr/local/bin/report" }).kind, "command");
+Deno.test("reporterFromConfig(): nothing unless explicitly configured with an absolute command", () => {
+  assertEquals(reporterFromConfig(null), { kind: "none" });
+  assertEquals(reporterFromConfig(""), { kind: "none" });
+  assertEquals(reporterFromConfig("https://collector.example/errors"), { kind: "invalid" });
+  assertEquals(reporterFromConfig("command:relative/path"), { kind: "invalid" });
+  assertEquals(reporterFromConfig("command:/usr/local/bin/report").kind, "command");
 });
 
 Deno.test("a recorder without a reporter only records", async () => {

@@ -99,6 +99,29 @@ export interface RuntimeErrorStoreOptions {
   leftoverAgeMs?: number;
   /** Clock (ms since the epoch), for tests. */
   now?: () => number;
+  /**
+   * The in-process queue that orders this store's writes (default: one of its own). Stores of one
+   * process that share a directory share one queue, so the process never contends with itself for
+   * the file lock: a program root builds one and hands it to each store it creates.
+   */
+  queue?: WriteQueue;
+}
+
+/** Orders the writes of one process per store directory (see RuntimeErrorStoreOptions.queue). */
+export class WriteQueue {
+  readonly #tails = new Map<string, Promise<unknown>>();
+
+  /** Runs `job` after every job queued earlier for `dir` has settled. */
+  run<T>(dir: string, job: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(dir) ?? Promise.resolve();
+    const run = previous.then(job, job);
+    const settled = run.then(() => {}, () => {});
+    this.#tails.set(dir, settled);
+    void settled.then(() => {
+      if (this.#tails.get(dir) === settled) this.#tails.delete(dir);
+    });
+    return run;
+  }
 }
 
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -182,9 +205,6 @@ type Loaded = { kind: "ready"; data: Aggregate } | { kind: "absent" } | { kind: 
 
 const EMPTY = (): Aggregate => ({ schema: AGGREGATE_SCHEMA, seq: 0, entries: [] });
 
-/** In-process queue per store directory, so one process never contends with itself for the file lock. */
-const queues = new Map<string, Promise<unknown>>();
-
 /** The runtime-error aggregate of one state root. */
 export class RuntimeErrorStore {
   readonly dir: string;
@@ -194,6 +214,7 @@ export class RuntimeErrorStore {
   readonly #readTimeoutMs: number;
   readonly #leftoverAgeMs: number;
   readonly #now: () => number;
+  readonly #queue: WriteQueue;
 
   constructor(stateRoot: string, options: RuntimeErrorStoreOptions = {}) {
     this.#root = stateRoot;
@@ -203,11 +224,16 @@ export class RuntimeErrorStore {
     this.#readTimeoutMs = options.readTimeoutMs ?? 1000;
     this.#leftoverAgeMs = options.leftoverAgeMs ?? 60_000;
     this.#now = options.now ?? Date.now;
+    this.#queue = options.queue ?? new WriteQueue();
   }
 
-  /** The store of the state root the environment selects (AITERM_STATE_DIR, XDG_STATE_HOME, HOME). */
-  static fromEnv(env: Record<string, string | undefined>, options: RuntimeErrorStoreOptions = {}): RuntimeErrorStore {
-    return new RuntimeErrorStore(defaultStateRoot(env), options);
+  /** The store of the state root the environment selects (the configured stateDir, else XDG_STATE_HOME, HOME). */
+  static fromEnv(
+    env: Record<string, string | undefined>,
+    options: RuntimeErrorStoreOptions = {},
+    stateDir?: string | null,
+  ): RuntimeErrorStore {
+    return new RuntimeErrorStore(defaultStateRoot(env, stateDir), options);
   }
 
   /**
@@ -328,14 +354,7 @@ export class RuntimeErrorStore {
    * An unreadable file is never overwritten: it is left for a person to look at.
    */
   #mutate(change: (data: Aggregate) => number | MutationFailure): Promise<MutationResult> {
-    const previous = queues.get(this.dir) ?? Promise.resolve();
-    const run = previous.then(() => this.#mutateLocked(change), () => this.#mutateLocked(change));
-    const settled = run.then(() => {}, () => {});
-    queues.set(this.dir, settled);
-    void settled.then(() => {
-      if (queues.get(this.dir) === settled) queues.delete(this.dir);
-    });
-    return run;
+    return this.#queue.run(this.dir, () => this.#mutateLocked(change));
   }
 
   async #mutateLocked(change: (data: Aggregate) => number | MutationFailure): Promise<MutationResult> {

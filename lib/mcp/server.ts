@@ -10,7 +10,6 @@ import { log } from "../../base/log.ts";
 import { SERVER_NAME } from "../../base/version.ts";
 import { errorResult, limitResult, successResult } from "./result.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
-import { relay } from "./relay.ts";
 import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
 import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
 import { parentContextOf } from "./parent.ts";
@@ -43,7 +42,7 @@ export async function callTool(
   try {
     const remote = (parsed.data as { remote?: RemoteTarget }).remote;
     const value = remote
-      ? await relay(def.name, remote, parsed.data, deps, ctx)
+      ? await deps.relay.relay(def.name, remote, parsed.data, deps, ctx)
       : await def.handler(parsed.data, deps, ctx);
     const out = def.output.parse(value) as Record<string, unknown>;
     return limitResult(successResult(out, def.text ? def.text(out) : JSON.stringify(out)), def.name);

@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { Terminal } from "../terminal/mod.ts";
 import type { RuntimeErrorRecorder } from "../errors_store/mod.ts";
 import type { ParentContext, ParentDeliveryManager } from "../agent/delivery/mod.ts";
+import type { RemoteTarget } from "../remote/mod.ts";
+import type { TranscriptReaders } from "../agent/mod.ts";
 
 /** Progress reporting for long waits; a no-op when the request carried no progress token. */
 export type ProgressFn = (progress: number, total?: number, message?: string) => Promise<void>;
@@ -20,6 +22,21 @@ export interface ToolDeps {
   delivery?: ParentDeliveryManager;
   /** Parent delivery for children on remote hosts (its own store; see lib/mcp/relay.ts). */
   remoteDelivery?: ParentDeliveryManager;
+  /** The process's incremental transcript readers (handed to the agent layer as AgentDeps.transcripts). */
+  transcripts: TranscriptReaders;
+  /** Runs a call with `remote` on that host (lib/mcp/relay.ts RemoteRelay; one per process). */
+  relay: Relay;
+}
+
+/** The remote relay as the server sees it (implemented by RemoteRelay in lib/mcp/relay.ts). */
+export interface Relay {
+  relay(
+    tool: string,
+    remote: RemoteTarget,
+    data: unknown,
+    deps: ToolDeps,
+    ctx: CallContext,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** Per-call context. */

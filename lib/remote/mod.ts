@@ -4,11 +4,11 @@ export type { RemoteTarget } from "./schema.ts";
 export {
   controlDirFor,
   parseProbe,
-  prepareRemote,
   relayStartFailure,
   remoteCommand,
   remoteWaitProcess,
   secretOf,
+  SshConnections,
 } from "./ssh.ts";
 export type { PreparedRemote, RemoteShell } from "./ssh.ts";
 export { runRemoteWait } from "./remote_wait.ts";

@@ -8,6 +8,7 @@
  */
 import { selfCommand } from "../../platform/self_command.ts";
 import { dirname, join } from "node:path";
+import { CHILD_VARS } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { ensurePrivateDir } from "../state/mod.ts";
 import type { RemoteTarget } from "./schema.ts";
@@ -21,7 +22,7 @@ export const CONTROL_PERSIST_SECONDS = 600;
 /** ssh ConnectTimeout (seconds). */
 export const CONNECT_TIMEOUT_SECONDS = 10;
 /** The env var that carries the passphrase to the askpass helper, set only for the ssh child. */
-const SECRET_VAR = "AITERM_SSH_ASKPASS_SECRET";
+const SECRET_VAR = CHILD_VARS.sshAskpassSecret;
 /** Unix socket paths are limited to ~104 bytes. */
 const SOCKET_PATH_MAX = 100;
 const PROBE = "echo aiterm-probe %OS% $PSHOME";
@@ -34,6 +35,8 @@ export interface SshContext {
   controlDir: string;
   /** The server's environment. */
   env: Record<string, string>;
+  /** The configured ssh_config file (AITERM_SSH_CONFIG; base/config.ts), or null. */
+  sshConfig: string | null;
 }
 
 /** A prepared destination: argv prefix, child env and the probed shell. */
@@ -145,13 +148,9 @@ async function askpassHelper(controlDir: string): Promise<string> {
   return path;
 }
 
-/** A process-wide random key for hashing passphrases (never stored: a hash on disk cannot be brute-forced offline). */
-let secretKey: Promise<CryptoKey> | null = null;
-
-async function secretHash(secret: string): Promise<string> {
-  secretKey ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign"]) as Promise<CryptoKey>;
-  const mac = await crypto.subtle.sign("HMAC", await secretKey, new TextEncoder().encode(secret));
-  return hex(new Uint8Array(mac));
+/** Hashes a passphrase for a connection key (see {@link SshConnections.secretHash}). */
+export interface SecretHasher {
+  secretHash(secret: string): Promise<string>;
 }
 
 /**
@@ -161,18 +160,18 @@ async function secretHash(secret: string): Promise<string> {
  * is equal. Without a passphrase it is the same in every process (so a restarted server finds its
  * connection); with one it is per process.
  */
-export async function connectionKey(ctx: SshContext, secret: string | null): Promise<string> {
+export async function connectionKey(ctx: SshContext, secret: string | null, hasher: SecretHasher): Promise<string> {
   const t = ctx.target;
   const source = secret === null
     ? null
-    : [t.passphrase_env === undefined ? "value" : `env:${t.passphrase_env}`, await secretHash(secret)];
+    : [t.passphrase_env === undefined ? "value" : `env:${t.passphrase_env}`, await hasher.secretHash(secret)];
   const parts = [
     t.host,
     t.user ?? null,
     t.port ?? null,
     t.identity_file ?? null,
     t.ssh_options ?? [],
-    ctx.env.AITERM_SSH_CONFIG || null,
+    ctx.sshConfig || null,
     source,
   ];
   return (await sha256Hex(JSON.stringify(parts))).slice(0, 32);
@@ -181,6 +180,7 @@ export async function connectionKey(ctx: SshContext, secret: string | null): Pro
 /** ssh argv up to and including the host, the child env and the connection key. @throws {AppError} INVALID_ARGUMENT */
 export async function sshInvocation(
   ctx: SshContext,
+  hasher: SecretHasher,
 ): Promise<{ args: string[]; env: Record<string, string>; connection: string }> {
   const t = ctx.target;
   // The schema refuses these already; a target rebuilt from a stored record is checked again here.
@@ -192,14 +192,14 @@ export async function sshInvocation(
     });
   }
   const secret = passphraseOf(ctx);
-  const connection = await connectionKey(ctx, secret);
+  const connection = await connectionKey(ctx, secret, hasher);
   const env: Record<string, string> = { ...ctx.env };
   delete env[SECRET_VAR];
   delete env.SSH_ASKPASS;
   delete env.SSH_ASKPASS_REQUIRE;
   // ssh keeps the first value it sees for an option: ours come first and win over ssh_options and ssh_config.
   const args: string[] = [];
-  const extraConfig = ctx.env.AITERM_SSH_CONFIG;
+  const extraConfig = ctx.sshConfig;
   if (extraConfig) args.push("-F", extraConfig);
   if (secret !== null) {
     env[SECRET_VAR] = secret;
@@ -269,9 +269,6 @@ function connectFailed(host: string, sshError: string): AppError {
   });
 }
 
-const masters = new Map<string, Promise<void>>();
-const shells = new Map<string, RemoteShell>();
-
 /** Starts (or reuses) the shared connection for this connection key. @throws {AppError} REMOTE_CONNECT_FAILED */
 async function ensureMaster(
   ctx: SshContext,
@@ -319,6 +316,7 @@ async function probe(
   args: string[],
   env: Record<string, string>,
   key: string,
+  shells: Map<string, RemoteShell>,
 ): Promise<RemoteShell> {
   const known = shells.get(key);
   if (known) return known;
@@ -335,19 +333,39 @@ async function probe(
 }
 
 /**
- * Connects (the master of this connection key, started once and shared by calls with the same key
- * only), probes the shell once per key and process, and returns what a relay needs.
+ * The ssh state of one process (created by its composition root, lib/app.ts): the random key that
+ * hashes passphrases into connection keys (never stored: a hash on disk cannot be brute-forced
+ * offline), the ControlMaster starts in flight and the probed shell of each connection key.
  */
-export async function prepareRemote(ctx: SshContext): Promise<PreparedRemote> {
-  const { args, env, connection } = await sshInvocation(ctx);
-  let pending = masters.get(connection);
-  if (!pending) {
-    pending = ensureMaster(ctx, args, env, connection).finally(() => masters.delete(connection));
-    masters.set(connection, pending);
+export class SshConnections implements SecretHasher {
+  #secretKey: Promise<CryptoKey> | null = null;
+  readonly #masters = new Map<string, Promise<void>>();
+  readonly #shells = new Map<string, RemoteShell>();
+
+  /** An HMAC of `secret` under this object's random key (the same secret: the same hash, in this object). */
+  async secretHash(secret: string): Promise<string> {
+    this.#secretKey ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign"]) as Promise<
+      CryptoKey
+    >;
+    const mac = await crypto.subtle.sign("HMAC", await this.#secretKey, new TextEncoder().encode(secret));
+    return hex(new Uint8Array(mac));
   }
-  await pending;
-  const shell = await probe(ctx, args, env, connection);
-  return { host: ctx.target.host, connection, shell, sshArgs: args, childEnv: env };
+
+  /**
+   * Connects (the master of this connection key, started once and shared by calls with the same key
+   * only), probes the shell once per key, and returns what a relay needs.
+   */
+  async prepare(ctx: SshContext): Promise<PreparedRemote> {
+    const { args, env, connection } = await sshInvocation(ctx, this);
+    let pending = this.#masters.get(connection);
+    if (!pending) {
+      pending = ensureMaster(ctx, args, env, connection).finally(() => this.#masters.delete(connection));
+      this.#masters.set(connection, pending);
+    }
+    await pending;
+    const shell = await probe(ctx, args, env, connection, this.#shells);
+    return { host: ctx.target.host, connection, shell, sshArgs: args, childEnv: env };
+  }
 }
 
 const SAFE_ARG = /^[A-Za-z0-9_.:=\/-]+$/;

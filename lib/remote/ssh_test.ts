@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
 import type { AppError } from "../../base/errors.ts";
-import { controlDirFor, controlDirProblem, parseProbe, remoteCommand, sshInvocation } from "./ssh.ts";
+import { loadConfig } from "../../base/config.ts";
+import { controlDirFor, controlDirProblem, parseProbe, remoteCommand, SshConnections, sshInvocation } from "./ssh.ts";
 
 Deno.test("parseProbe tells POSIX, cmd and PowerShell apart and ignores profile noise", () => {
   assertEquals(parseProbe("motd line\naiterm-probe %OS%\n"), "posix");
@@ -76,12 +77,15 @@ Deno.test("connection keys differ for every credential difference and never hold
   const controlDir = await Deno.makeTempDir();
   try {
     const env = { HOME: "/nonexistent", AITERM_PP_A: "secret-a", AITERM_PP_B: "secret-b" };
+    const ssh = new SshConnections();
     const keyOf = async (target: Record<string, unknown>, extraEnv: Record<string, string> = {}) => {
+      const merged = { ...env, ...extraEnv };
       const inv = await sshInvocation({
         target: { host: "h", ...target } as never,
         controlDir,
-        env: { ...env, ...extraEnv },
-      });
+        env: merged,
+        sshConfig: loadConfig(merged).sshConfig,
+      }, ssh);
       const path = inv.args.find((a) => a.startsWith("ControlPath="));
       assertEquals(path, `ControlPath=${controlDir}/c-${inv.connection}`);
       return inv.connection;
@@ -118,7 +122,8 @@ Deno.test("connection keys differ for every credential difference and never hold
       target: { host: "h", ssh_options: ["ProxyCommand=touch /tmp/x"] } as never,
       controlDir,
       env,
-    }).catch((e) => e as AppError);
+      sshConfig: null,
+    }, ssh).catch((e) => e as AppError);
     assertEquals((err as AppError).code, "INVALID_ARGUMENT");
     assertStringIncludes((err as AppError).message, "ProxyCommand");
   } finally {

@@ -4,6 +4,7 @@
  * layout says where files live.
  */
 import { dirname, isAbsolute } from "node:path";
+import { CHILD_VARS, type Config } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
 import {
@@ -50,6 +51,8 @@ export interface TerminalDeps {
   env: Record<string, string>;
   /** Default cwd for new sessions. */
   defaultCwd: string;
+  /** The program's settings (base/config.ts): shell-ready timeout, log segment size and count, … */
+  config: Config;
 }
 
 /** Input of {@link Terminal.open}. */
@@ -162,20 +165,14 @@ export interface SessionRow {
   generation: string | null;
 }
 
-const DEFAULT_SEGMENT_BYTES = 4 * 1024 * 1024;
-const DEFAULT_KEEP_SEGMENTS = 8;
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
 /** The terminal service. */
 export class Terminal {
   readonly #mux: Multiplexer;
   readonly #layout: StateLayout;
   readonly #env: Record<string, string>;
   readonly #defaultCwd: string;
+  /** The program's settings, read once by its root (layers above reach agent knobs through it). */
+  readonly config: Config;
   #swept: Promise<number> | null = null;
   /** Pane facts by session id, for sends in one tmux round trip (see #paneFacts). */
   readonly #panes = new Map<string, PaneFacts>();
@@ -189,6 +186,7 @@ export class Terminal {
     this.#layout = deps.layout;
     this.#env = deps.env;
     this.#defaultCwd = deps.defaultCwd;
+    this.config = deps.config;
     this.logs = new LogSupervisor({ mux: deps.mux, layout: deps.layout });
   }
 
@@ -268,7 +266,7 @@ export class Terminal {
       env[name] = value;
     }
     const id = await this.#claimName(input.name ?? null);
-    env.AITERM_SESSION_ID = id;
+    env[CHILD_VARS.sessionId] = id;
     const dialect = dialectForShell(shellPath);
     const integration = integratedShell(shellPath, this.#layout.shellDir, this.#env);
     const meta = this.#newMeta({
@@ -310,7 +308,7 @@ export class Terminal {
   /** Waits (bounded) until an integrated shell prints its first prompt mark, so a first send is not typed ahead. */
   async #waitFirstPrompt(meta: SessionMeta): Promise<boolean> {
     const dir = this.#layout.sessionLogDir(meta.id);
-    const limit = positiveInt(this.#env.AITERM_SHELL_READY_TIMEOUT_MS, 15_000);
+    const limit = this.config.shellReadyTimeoutMs;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), limit);
     using waker = watchLog(dir, 100, ac.signal);
@@ -349,13 +347,13 @@ export class Terminal {
       shell_path: built.argv[0] ?? "",
       dialect: null,
       cwd: input.cwd,
-      env_names: [...Object.keys(built.env), "AITERM_SESSION_ID"],
+      env_names: [...Object.keys(built.env), CHILD_VARS.sessionId],
       integration: null,
     });
     // An agent CLI that exits leaves its last screen (why it exited) readable until pty_close.
     await this.#start(
       meta,
-      { argv: built.argv, env: { ...built.env, AITERM_SESSION_ID: id }, keepOnExit: true },
+      { argv: built.argv, env: { ...built.env, [CHILD_VARS.sessionId]: id }, keepOnExit: true },
       () => input.prepare?.(id, this.#layout.sessionDir(id)) ?? Promise.resolve(),
     );
     log("info", "program session opened", { session_id: id });
@@ -371,8 +369,8 @@ export class Terminal {
       generation: newGeneration(),
       created_at: new Date().toISOString(),
       ...fields,
-      segment_bytes: positiveInt(this.#env.AITERM_LOG_SEGMENT_BYTES, DEFAULT_SEGMENT_BYTES),
-      keep_segments: positiveInt(this.#env.AITERM_LOG_KEEP_SEGMENTS, DEFAULT_KEEP_SEGMENTS),
+      segment_bytes: this.config.logSegmentBytes,
+      keep_segments: this.config.logKeepSegments,
     };
   }
 
@@ -863,7 +861,7 @@ export class Terminal {
     const out: Record<string, Record<string, boolean>> = {};
     for (const row of rows) {
       const meta = row.origin === "ai" ? await readMeta(this.#layout.sessionMeta(row.session_id)) : null;
-      const registered = new Set([...(meta?.env_names ?? []), ...(meta ? ["AITERM_SESSION_ID"] : [])]);
+      const registered = new Set([...(meta?.env_names ?? []), ...(meta ? [CHILD_VARS.sessionId] : [])]);
       out[row.session_id] = Object.fromEntries(keys.map((k) => [k, registered.has(k)]));
     }
     return out;

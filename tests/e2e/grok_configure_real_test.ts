@@ -12,7 +12,7 @@ import { connect, type TestClient } from "../helpers/mcp.ts";
 import { findVendorClis, killProcessesUsing, vendorHome } from "../helpers/vendor.ts";
 import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
 import type { FakeServer } from "../fixtures/fake_api/mod.ts";
-import { classifyGrokScreen, grokComposerText } from "../../harnesses/grok.ts";
+import { classifyGrokScreen, grokComposerText } from "../../harnesses/grok/mod.ts";
 
 const bin = findVendorClis().grok;
 const why = !hasTmux ? " [ignored: tmux missing]" : bin ? "" : " [ignored: run scripts/install_vendor_clis.sh first]";

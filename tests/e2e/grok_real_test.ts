@@ -14,7 +14,7 @@ import { connect, type TestClient } from "../helpers/mcp.ts";
 import { findVendorClis, killProcessesUsing, vendorHome } from "../helpers/vendor.ts";
 import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
 import type { FakeServer } from "../fixtures/fake_api/mod.ts";
-import { grokCwdKey } from "../../harnesses/grok.ts";
+import { grokCwdKey } from "../../harnesses/grok/mod.ts";
 import { eventually } from "../helpers/env.ts";
 
 const bin = findVendorClis().grok;

@@ -95,7 +95,17 @@ Deno.test("two server processes sending 6,000 characters each never interleave",
   await using a = await connect(t.env);
   await using b = await connect(t.env);
   const { session_id } = await a.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  const line = (ch: string) => `printf '%s\\n' ${ch.repeat(6000)} >> lines.txt`;
+  // The lines go to cat with the tty in non-canonical mode: a shell runs each command with the tty in
+  // canonical mode, where Linux keeps at most 4095 characters of a line typed before the command ends, so a
+  // paste that lands while the previous printf still runs (two busy cores) lost its tail and never ran.
+  await a.ok("pty_send", { session_id, text: "stty -icanon -echo; cat >> lines.txt" });
+  await eventually(
+    async () =>
+      (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_current_command}")).stdout.trim() === "cat",
+    30_000,
+    "cat in the foreground",
+  );
+  const line = (ch: string) => ch.repeat(6000);
   const sends: Promise<unknown>[] = [];
   for (let i = 0; i < 3; i++) {
     sends.push(a.ok("pty_send", { session_id, text: line("A") }));

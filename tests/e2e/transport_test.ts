@@ -10,6 +10,7 @@ import { processAlive } from "../../platform/process.ts";
 import { findExecutable } from "../../platform/which.ts";
 import { createTmux } from "../../platform/tmux.ts";
 import { StateLayout } from "../../lib/state/mod.ts";
+import { loadConfig } from "../../base/config.ts";
 import { readSession, Terminal } from "../../lib/terminal/mod.ts";
 
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
@@ -187,7 +188,7 @@ Deno.test(
       await pasteText(...a);
       ways.push("paste");
     };
-    const term = new Terminal({ mux, layout, env: t.env, defaultCwd: t.root });
+    const term = new Terminal({ mux, layout, env: t.env, defaultCwd: t.root, config: loadConfig(t.env) });
     try {
       const { session_id: id } = await term.open({ shell: "bash", cwd: t.root });
       await term.send({ session_id: id, text: "true" });

@@ -69,7 +69,12 @@ export const agentApproval = defineTool({
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) =>
-    await runApproval(input, { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd }),
+    await runApproval(input, {
+      terminal: deps.terminal,
+      env: deps.env,
+      defaultCwd: deps.cwd,
+      transcripts: deps.transcripts,
+    }),
   text,
 });
 
@@ -97,7 +102,12 @@ export const claudeApproval = defineTool({
         { suggestion: "nothing was typed; use agent_approval", data: { field: "session_id" } },
       );
     }
-    return await runApproval(input, { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd });
+    return await runApproval(input, {
+      terminal: deps.terminal,
+      env: deps.env,
+      defaultCwd: deps.cwd,
+      transcripts: deps.transcripts,
+    });
   },
   text,
 });

@@ -48,6 +48,11 @@ export const agentConfigure = defineTool({
   }).strict(),
   annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) =>
-    await configureAgent(input, { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd }),
+    await configureAgent(input, {
+      terminal: deps.terminal,
+      env: deps.env,
+      defaultCwd: deps.cwd,
+      transcripts: deps.transcripts,
+    }),
   text,
 });

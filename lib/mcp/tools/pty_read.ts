@@ -29,7 +29,7 @@ async function read(
     throw new AppError("INVALID_ARGUMENT", `Cannot combine agent_transcript with ${bad}`, { data: { field: bad } });
   }
   const a = await readAnswer(
-    { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd },
+    { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd, transcripts: deps.transcripts },
     input.session_id,
     input.cursor ?? null,
   );

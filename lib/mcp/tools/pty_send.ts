@@ -45,7 +45,7 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
   // The one agent-request pipeline (lib/agent/delivery/request.ts): clean, deliver, dispatch, route.
   const r = await sendToAgent(
     {
-      deps: { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd },
+      deps: { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd, transcripts: deps.transcripts },
       delivery: deps.delivery,
       parent: ctx.parent,
       progress: ctx.progress,

@@ -1,14 +1,19 @@
 /**
- * Private screen helpers shared by the harness adapters. A "screen" is the text of `tmux capture-pane`
+ * Screen helpers shared by the harness adapters. A "screen" is the text of `tmux capture-pane`
  * without escapes: the bottom of it is the present, everything above may be stale scrollback.
  */
-import type { KeyStep } from "./types.ts";
+import type { BlockedReason, KeyStep, ScreenState } from "./types.ts";
 
 /** Splits a captured screen into lines: CR removed, NBSP turned into a space, trailing blanks trimmed. */
 export function screenLines(screen: string): string[] {
   const lines = screen.replace(/\r/g, "").replace(/\u00a0/g, " ").split("\n").map((l) => l.trimEnd());
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return lines;
+}
+
+/** The `blocked` screen state for `reason`, with the screen text that says so. */
+export function blocked(reason: BlockedReason, detail: string | null): ScreenState {
+  return { kind: "blocked", reason, detail };
 }
 
 /** Index of the nearest non-empty line at or above `from`, or -1. */
@@ -132,4 +137,22 @@ export function selectByLabel(
 export function findUp(lines: string[], from: number, stop: number, re: RegExp): number {
   for (let i = from; i >= Math.max(0, stop); i--) if (re.test(lineAt(lines, i))) return i;
   return -1;
+}
+
+/**
+ * A view drawn at the bottom of the screen: its footer (matching `footer`) is the last non-empty line
+ * and its title (matching `title`) the nearest line above it, at most `span` lines up. The lines with
+ * the title's and footer's indexes; null when the footer is not the last line or no title is found.
+ */
+export function viewAtBottom(
+  screen: string,
+  footer: RegExp,
+  title: RegExp,
+  span: number,
+): { lines: string[]; top: number; foot: number } | null {
+  const lines = screenLines(screen);
+  const foot = prevNonEmpty(lines, lines.length - 1);
+  if (foot < 0 || !footer.test(lineAt(lines, foot))) return null;
+  const top = findUp(lines, foot - 1, foot - span, title);
+  return top < 0 ? null : { lines, top, foot };
 }

@@ -1,4 +1,4 @@
-/** Private JSONL and directory helpers shared by the harness adapters' transcript rules. */
+/** JSONL and directory helpers shared by the harness adapters' transcript rules. */
 import { join } from "node:path";
 
 /** A JSON object record (anything else on a line is ignored). */

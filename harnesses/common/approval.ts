@@ -1,9 +1,9 @@
 /**
- * Private helpers for the approval dialogs and pickers of the Claude, Codex and Cursor adapters: numbered
+ * Helpers for the approval dialogs and pickers of the adapters that number their options: numbered
  * option lists read from the bottom of a screen, and the mapping of option labels onto choice ids.
  */
-import { lineAt } from "./_screen.ts";
-import type { ApprovalChoice, KeyStep } from "./types.ts";
+import { lineAt, prevNonEmpty } from "./screen.ts";
+import type { ApprovalChoice, ApprovalDialog, ApprovalKind, KeyStep } from "./types.ts";
 
 /** One numbered option line (`› 2. No, and tell Codex what to do differently (esc)`). */
 export interface OptionLine {
@@ -56,6 +56,32 @@ export function approvalChoice(option: OptionLine, rules: [RegExp, string][]): A
     label: option.label,
     singleShot: id === "approve_once" || id === "deny",
     key: String(option.number),
+  };
+}
+
+/**
+ * The numbered options right above the footer of a dialog that is the live bottom of the screen (the
+ * footer, matching `footer`, is the last non-empty line); null when it is not, or no options are there.
+ */
+export function optionsAboveFooter(lines: string[], footer: RegExp, marker: string): OptionLine[] | null {
+  const foot = prevNonEmpty(lines, lines.length - 1);
+  if (foot < 0 || !footer.test(lineAt(lines, foot))) return null;
+  return optionLines(lines, prevNonEmpty(lines, foot - 1), marker);
+}
+
+/** An approval dialog from its options: choice ids by `rules`, the option the marker is on selected. */
+export function approvalDialog(
+  kind: ApprovalKind,
+  text: string[],
+  options: OptionLine[],
+  rules: [RegExp, string][],
+): ApprovalDialog {
+  const selected = options.findIndex((o) => o.marked);
+  return {
+    kind,
+    text,
+    choices: options.map((o) => approvalChoice(o, rules)),
+    selected: selected >= 0 ? selected : null,
   };
 }
 

@@ -1,0 +1,27 @@
+/** Shared piece of the adapters' model catalogs: running the CLI's list command. */
+
+/**
+ * Runs `bin args` (no stdin, killed after `timeoutMs`) and returns its stdout.
+ * @throws {Error} `<what> failed (exit N): <last three stderr lines>` when it does not succeed
+ */
+export async function catalogOutput(
+  bin: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  what: string,
+): Promise<string> {
+  const out = await new Deno.Command(bin, {
+    args,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(timeoutMs),
+  }).output();
+  if (!out.success) {
+    const err = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" / ");
+    throw new Error(`${what} failed (exit ${out.code}): ${err}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
