@@ -16,6 +16,7 @@ import {
 import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
 import { launcherArgv, writeEnvFile } from "./pane_launch.ts";
 import { TmuxServerGuard } from "./tmux_server.ts";
+import { AttachGate, attachGatePath } from "./tmux_attach_gate.ts";
 import { scratchTag } from "./scratch.ts";
 
 /** The oldest tmux this backend supports. */
@@ -199,12 +200,15 @@ class Tmux implements Multiplexer {
   /** Set once this process has created a session (the server is up with `exit-empty off`). */
   #sessionMade = false;
   #firstSessions: Promise<void> = Promise.resolve();
+  /** new-session (shared) vs the control client's attach (exclusive): see tmux_attach_gate.ts. */
+  #attachGate: AttachGate;
 
   constructor(options: TmuxOptions) {
     this.#bin = options.bin ?? "tmux";
     this.#socket = options.socketPath;
     this.#scratch = options.scratchDir;
     this.#env = options.env;
+    this.#attachGate = new AttachGate(attachGatePath(options.socketPath));
     this.#server = options.serverRecordPath ? new TmuxServerGuard(options.socketPath, options.serverRecordPath) : null;
     this.#control = options.transport === "control"
       ? new ControlTransport({
@@ -212,6 +216,7 @@ class Tmux implements Multiplexer {
         socketPath: this.#socket,
         env: this.#env,
         supported: () => this.#controlSupported(),
+        startGate: (work) => this.#attachGate.exclusive(work),
         ...(options.controlReplyTimeoutMs ? { replyTimeoutMs: options.controlReplyTimeoutMs } : {}),
       })
       : null;
@@ -318,7 +323,7 @@ class Tmux implements Multiplexer {
     const envFile = await writeEnvFile(spec.privateDir, spec.env);
     let out: MuxOutput;
     try {
-      out = await this.#run(newSessionArgs(spec, envFile, parsed));
+      out = await this.#attachGate.shared(() => this.#run(newSessionArgs(spec, envFile, parsed)));
     } catch (err) {
       await Deno.remove(envFile).catch(() => {});
       throw err;

@@ -520,6 +520,11 @@ export interface ControlTransportOptions extends ControlClientOptions {
   retryAfterMs?: number;
   /** Asked once before the first start: false keeps every call on the CLI (a tmux too old for control mode). */
   supported?: () => Promise<boolean>;
+  /**
+   * Holds a client's start (attach and move) apart from session creation (platform/tmux_attach_gate.ts:
+   * tmux 3.3a can crash when both run at once). Absent: the start runs as it is.
+   */
+  startGate?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -633,17 +638,21 @@ export class ControlTransport {
         this.#unsupported = true;
         return null;
       }
-      const client = await ControlClient.start(this.#options);
-      // Clients left by aiterm processes that died mid-reply (queued ahead of the caller's line, never awaited);
-      // then the move to the oldest session, before any caller's line (a client's session is then known).
-      reapOrphanedClients(client).catch(() => {});
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        joinOldestSession(client).catch(() => null),
-        // A server that stops answering here is left to the caller's own reply bound.
-        new Promise((resolve) => (timer = setTimeout(resolve, this.#options.startTimeoutMs ?? 3_000))),
-      ]);
-      clearTimeout(timer);
+      const gate = this.#options.startGate ?? ((work) => work());
+      const client = await gate(async () => {
+        const client = await ControlClient.start(this.#options);
+        // Clients left by aiterm processes that died mid-reply (queued ahead of the caller's line, never awaited);
+        // then the move to the oldest session, before any caller's line (a client's session is then known).
+        reapOrphanedClients(client).catch(() => {});
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          joinOldestSession(client).catch(() => null),
+          // A server that stops answering here is left to the caller's own reply bound.
+          new Promise((resolve) => (timer = setTimeout(resolve, this.#options.startTimeoutMs ?? 3_000))),
+        ]);
+        clearTimeout(timer);
+        return client;
+      });
       return (this.#client = client);
     }).catch(() => {
       this.#retryAt = Date.now() + (this.#options.retryAfterMs ?? 1_000);
