@@ -9,9 +9,9 @@
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
 import type { CallToolResult } from "../lib/mcp/sdk.ts";
-import { serverCommand } from "../tests/helpers/mcp.ts";
+import { serverCommand } from "../devkit/mcp.ts";
 
-export { makeTestEnv } from "../tests/helpers/env.ts";
+export { makeTestEnv } from "../devkit/env.ts";
 
 const decoder = new TextDecoder();
 

@@ -5,7 +5,7 @@
  *
  *   deno run -A bench/interactive.ts [--rounds 1]
  *
- * Every scenario (tests/helpers/interactive.ts) runs in a fresh session of one aiterm server driven
+ * Every scenario (devkit/interactive.ts) runs in a fresh session of one aiterm server driven
  * through the real MCP SDK client; the measured part is the action plus `pty_read {wait:true,
  * timeout:10}`. The baseline is what the same reads cost without a verdict: the full timeout each.
  * Exits 1 when a scenario's verdict is wrong (the table still prints).
@@ -20,14 +20,8 @@ import {
   runMain,
   summarize,
 } from "./_common.ts";
-import { connect } from "../tests/helpers/mcp.ts";
-import {
-  callerOf,
-  runScenario,
-  SCENARIO_TIMEOUT_S,
-  type ScenarioRun,
-  SCENARIOS,
-} from "../tests/helpers/interactive.ts";
+import { connect } from "../devkit/mcp.ts";
+import { callerOf, runScenario, SCENARIO_TIMEOUT_S, type ScenarioRun, SCENARIOS } from "../devkit/interactive.ts";
 
 const flags = parseIntFlags({ rounds: 1 }, "deno run -A bench/interactive.ts [--rounds 1]");
 

@@ -11,7 +11,7 @@
  * raw:true / full:true / the default reduced view, following next_cursor). Log retention is raised so the
  * whole output stays on disk. Memory: VmRSS sampled every 50 ms and VmHWM from /proc/<pid>/status.
  * Exits 1 when a read fails, a page is over 1 MiB or the raw pages do not cover the output exactly
- * (the table is printed first). AITERM_TEST_SERVER runs another server build (see tests/helpers/mcp.ts).
+ * (the table is printed first). AITERM_TEST_SERVER runs another server build (see devkit/mcp.ts).
  */
 import {
   type Aiterm,
