@@ -61,7 +61,7 @@ export async function turnRunning(
   rec: AgentRecord,
   adapter: HarnessAdapter,
   busyOnScreen: boolean,
-): Promise<{ running: boolean; rec: AgentRecord; turnCount: number }> {
+): Promise<{ running: boolean; rec: AgentRecord; turnCount: number; screenLags?: boolean }> {
   const loaded = await loadTurns(adapter, rec, deps.env, deps.transcripts);
   const turnCount = loaded.turns.length;
   let next = rec;
@@ -72,7 +72,7 @@ export async function turnRunning(
     if (turn && turn.status !== "running") {
       // The turn ended (done, API error or interrupt): release only this turn's marker.
       next = { ...next, active_turn: null };
-      return { running: busyOnScreen, rec: next, turnCount };
+      return { running: busyOnScreen, rec: next, turnCount, screenLags: busyOnScreen };
     }
     if (turn) return { running: true, rec: next, turnCount };
     return { running: busyOnScreen || Date.now() - active.dispatched_at_ms < 3000, rec: next, turnCount };
@@ -179,7 +179,8 @@ export async function dispatchTurn(
   return await deps.terminal.withLock(id, async () => {
     const s = await AgentSession.open(deps, id);
     const ready = await acceptingInput(s, options.onWaitForInput);
-    const status = await turnRunning(deps, s.rec, s.adapter, ready.busy);
+    let status = await turnRunning(deps, s.rec, s.adapter, ready.busy);
+    if (status.screenLags && (await screenCatchesUp(s))) status = { ...status, running: false };
     let next = status.rec;
     const images = options.images ?? [];
     const imageNote = images.length ? `\n\n[attached images: ${images.join(", ")}]` : "";
@@ -223,6 +224,23 @@ export async function dispatchTurn(
       turn_started: started.started,
     };
   });
+}
+
+/**
+ * How long a send waits for the screen of a turn its harness has recorded as ended to stop showing busy. The
+ * harness writes the turn-end record before it redraws, and aiterm-wait reports that record within milliseconds,
+ * so a send right after a wait can see the old busy screen; without this it would be taken for a steer.
+ */
+const SCREEN_LAG_MS = 1_500;
+
+/** Whether the busy display goes away within {@link SCREEN_LAG_MS} (false: still busy, e.g. a turn typed by a person). */
+async function screenCatchesUp(s: AgentSession): Promise<boolean> {
+  const started = Date.now();
+  for (let delay = 10; Date.now() - started < SCREEN_LAG_MS; delay = Math.min(delay * 2, 100)) {
+    await new Promise((r) => setTimeout(r, delay));
+    if ((await s.input.state()).kind !== "busy") return true;
+  }
+  return false;
 }
 
 /** Evidence that the turn began: the transcript has it, or the screen shows the busy display. */

@@ -1,0 +1,124 @@
+/**
+ * Integration tier for the terminal service (lib/terminal/terminal.ts, read.ts, completion.ts,
+ * send_lock.ts, observe.ts): built in-process on real tmux (tests/integration/kit.ts), no MCP server.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
+import { hasTmux } from "../../devkit/env.ts";
+import { INPUT_LIMIT_BYTES, observeSession, readSession } from "../../lib/terminal/mod.ts";
+import { AppError } from "../../base/errors.ts";
+import { service, serviceEnv } from "./kit.ts";
+
+const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return err.code;
+    throw err;
+  }
+  return "no error";
+}
+
+Deno.test(
+  "terminal: a command's output and exit status are read back, decided by the shell's own end mark",
+  opts,
+  async () => {
+    await using e = await serviceEnv();
+    const term = e.svc.terminal;
+    const opened = await term.open({ name: "i1", shell: "bash" });
+    assertEquals(opened.session_id, "i1");
+    const sent = await term.send({ session_id: "i1", text: "echo int-$((6*7))\n" });
+    assertEquals(sent.mode, "typed");
+    const read = await readSession(term, { session_id: "i1", wait: true, timeout: 10 });
+    assertEquals(read.is_complete, true);
+    assertEquals(read.exit_status, 0);
+    assertStringIncludes(read.text, "int-42");
+    assert(read.via === "shell_integration" || read.via === "sentinel", `via ${read.via}`);
+
+    await term.send({ session_id: "i1", text: "(exit 3)\n" });
+    const failed = await readSession(term, { session_id: "i1", wait: true, timeout: 10 });
+    assertEquals(failed.exit_status, 3);
+  },
+);
+
+Deno.test("terminal: a wait with nothing to end it is a timeout, never rounded up to done", opts, async () => {
+  await using e = await serviceEnv();
+  const term = e.svc.terminal;
+  await term.open({ name: "i2", shell: "bash" });
+  await term.send({ session_id: "i2", text: "sleep 30\n" });
+  const read = await readSession(term, { session_id: "i2", wait: true, timeout: 1 });
+  assertEquals(read.is_complete, false);
+  assertEquals(read.via, "timeout");
+  const key = await term.key("i2", "C-c");
+  assertEquals(key.key, "C-c");
+  const after = await readSession(term, { session_id: "i2", wait: true, timeout: 10 });
+  assertEquals(after.exit_status, 130);
+});
+
+Deno.test(
+  "terminal: two services on one state root (two aiterm processes) sending at once: each send arrives whole",
+  opts,
+  async () => {
+    await using e = await serviceEnv();
+    await using other = service(e.t);
+    await e.svc.terminal.open({ name: "i3", shell: "bash" });
+    await readSession(e.svc.terminal, { session_id: "i3", wait: true, timeout: 10 });
+    // Each line is long enough to take several paste chunks; a cat writes what it receives to a file.
+    const file = `${e.t.root}/got.txt`;
+    await e.svc.terminal.send({ session_id: "i3", text: `stty -echo; cat > ${file}\n` });
+    await new Promise((r) => setTimeout(r, 300));
+    // 24 lines of 399 characters each (canonical mode takes lines under 4096): several paste chunks per send.
+    const block = (c: string) =>
+      Array.from({ length: 24 }, (_, i) => `${c}${String(i).padStart(2, "0")}${c.repeat(396)}`);
+    await Promise.all([
+      e.svc.terminal.send({ session_id: "i3", text: block("A").join("\n") + "\n", raw: true }),
+      other.terminal.send({ session_id: "i3", text: block("B").join("\n") + "\n", raw: true }),
+    ]);
+    await e.svc.terminal.key("i3", "C-d");
+    let got: string[] = [];
+    for (let i = 0; i < 100 && got.length < 48; i++) {
+      got = (await Deno.readTextFile(file).catch(() => "")).split("\n").filter(Boolean);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Whichever went first, each send's lines arrive whole and together.
+    const aFirst = got[0]?.startsWith("A");
+    assertEquals(got, aFirst ? [...block("A"), ...block("B")] : [...block("B"), ...block("A")]);
+  },
+);
+
+Deno.test(
+  "terminal: oversized and unknown-session sends are refused with their codes and type nothing",
+  opts,
+  async () => {
+    await using e = await serviceEnv();
+    const term = e.svc.terminal;
+    await term.open({ name: "i4", shell: "bash" });
+    await readSession(term, { session_id: "i4", wait: true, timeout: 10 });
+    const before = await term.screen("i4");
+    assertEquals(
+      await codeOf(term.send({ session_id: "i4", text: "x".repeat(INPUT_LIMIT_BYTES + 1) })),
+      "INPUT_TOO_LARGE",
+    );
+    assertEquals(await codeOf(term.send({ session_id: "nope", text: "echo\n" })), "SESSION_NOT_FOUND");
+    assertEquals(await term.screen("i4"), before);
+  },
+);
+
+Deno.test("terminal: observe says what the pane runs; close ends it once, then reads say so", opts, async () => {
+  await using e = await serviceEnv();
+  const term = e.svc.terminal;
+  await term.open({ name: "i5", shell: "bash" });
+  await readSession(term, { session_id: "i5", wait: true, timeout: 10 });
+  const idle = await observeSession(term, "i5");
+  assertEquals([idle.exists, idle.pane_alive, idle.foreground?.is_shell], [true, true, true]);
+  await term.send({ session_id: "i5", text: "sleep 20\n" });
+  const busy = await observeSession(term, "i5");
+  assertEquals(busy.foreground?.is_shell, false);
+  await term.key("i5", "C-c");
+  assertEquals((await term.close("i5")).outcome, "closed");
+  assertEquals((await term.close("i5")).outcome, "already_closed");
+  assertEquals(await codeOf(observeSession(term, "never-made")), "SESSION_NOT_FOUND");
+  const rows = await term.list();
+  assert(!rows.some((r) => r.session_id === "i5" && r.state === "running"), JSON.stringify(rows));
+});
