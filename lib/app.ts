@@ -1,7 +1,5 @@
 /** Builds the concrete dependencies once, from the environment. main.ts is the only caller. */
-import { StateLayout } from "./state/mod.ts";
-import { Terminal } from "./terminal/mod.ts";
-import { defaultStateRoot, selectMultiplexer } from "../platform/mod.ts";
+import { buildTerminal } from "./terminal/mod.ts";
 import type { ToolDeps } from "./mcp/mod.ts";
 import { VERSION } from "../base/version.ts";
 import { runtimeCodeFor, RuntimeErrorRecorder, WriteQueue } from "./errors_store/mod.ts";
@@ -35,14 +33,8 @@ function statusOf(s: { ready: boolean; reason_code: string | null }): HookStatus
 export function buildDeps(options: BuildDepsOptions): ToolDeps {
   const env = options.env;
   const config = options.config;
-  const layout = new StateLayout(defaultStateRoot(env, config.stateDir));
-  const mux = selectMultiplexer({
-    socketPath: layout.socketPath,
-    scratchDir: layout.scratchDir,
-    serverRecordPath: layout.tmuxServerRecord,
-    config,
-  });
-  const terminal = new Terminal({ mux, layout, env, defaultCwd: options.cwd, config });
+  const terminal = buildTerminal({ env, config, cwd: options.cwd });
+  const layout = terminal.layout;
   // The process's state lives in these objects, built once here (no module-level caches).
   const transcripts = new TranscriptReaders();
   const relay = new RemoteRelay({ terminal, env, version: VERSION, sshConfig: config.sshConfig });

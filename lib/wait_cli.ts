@@ -11,9 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Config } from "../base/config.ts";
-import { defaultStateRoot, selectMultiplexer } from "../platform/mod.ts";
-import { StateLayout } from "./state/mod.ts";
-import { Terminal } from "./terminal/mod.ts";
+import { buildTerminal } from "./terminal/mod.ts";
 import { waitForTurn } from "./agent/waiter.ts"; // past the barrel: see the module doc
 
 /** Usage line of the waiter. */
@@ -94,18 +92,6 @@ export function parseWaitArgs(args: string[]): WaitArgs | "help" | { usage: stri
   return { session: v.session, cursor: Number(v.cursor), generation: v.generation ?? null, timeoutS };
 }
 
-/** The Terminal a waiter reads through (no log sweep, no server: the waiter only looks). */
-function waiterTerminal(env: Record<string, string>, config: Config): Terminal {
-  const layout = new StateLayout(defaultStateRoot(env, config.stateDir));
-  const mux = selectMultiplexer({
-    socketPath: layout.socketPath,
-    scratchDir: layout.scratchDir,
-    serverRecordPath: layout.tmuxServerRecord,
-    config,
-  });
-  return new Terminal({ mux, layout, env, defaultCwd: Deno.cwd(), config });
-}
-
 /** Runs the waiter with `args` and the root's `config`; returns the process exit code. */
 export async function runWait(args: string[], env: Record<string, string>, config: Config): Promise<number> {
   const parsed = parseWaitArgs(args);
@@ -117,7 +103,7 @@ export async function runWait(args: string[], env: Record<string, string>, confi
     Deno.stderr.writeSync(new TextEncoder().encode(`aiterm-wait: ${parsed.usage}\n${WAIT_USAGE}\n`));
     return 2;
   }
-  const outcome = await waitForTurn(waiterTerminal(env, config), parsed.session, parsed.cursor, {
+  const outcome = await waitForTurn(buildTerminal({ env, config, cwd: Deno.cwd() }), parsed.session, parsed.cursor, {
     timeoutMs: parsed.timeoutS * 1000,
     env,
     generation: parsed.generation,

@@ -5,9 +5,7 @@
  * (two services on one state root, as two aiterm processes would be).
  */
 import { loadConfig } from "../../base/config.ts";
-import { selectMultiplexer } from "../../platform/mod.ts";
-import { StateLayout } from "../../lib/state/mod.ts";
-import { Terminal } from "../../lib/terminal/mod.ts";
+import { buildTerminal, type Terminal } from "../../lib/terminal/mod.ts";
 import { makeTestEnv, type TestEnv } from "../../devkit/env.ts";
 
 /** One terminal service over a test environment's state root. */
@@ -18,23 +16,14 @@ export interface Service extends AsyncDisposable {
 /** Builds a terminal service over `t`'s state root (another call builds a second one on the same root). */
 export function service(t: TestEnv, env: Record<string, string> = {}): Service {
   const allEnv = { ...t.env, ...env };
-  const config = loadConfig(allEnv);
-  const layout = new StateLayout(t.stateDir);
-  const mux = selectMultiplexer({
-    socketPath: layout.socketPath,
-    scratchDir: layout.scratchDir,
-    serverRecordPath: layout.tmuxServerRecord,
-    config,
-    // tmux clients (and so the server they start, and every pane) get the test's environment: its own
-    // HOME, never the user's startup files.
-    env: allEnv,
-  });
-  const terminal = new Terminal({ mux, layout, env: allEnv, defaultCwd: t.root, config });
+  // tmux clients (and so the server they start, and every pane) get the test's environment: its own HOME,
+  // never the user's startup files.
+  const terminal = buildTerminal({ env: allEnv, config: loadConfig(allEnv), cwd: t.root, muxEnv: allEnv });
   return {
     terminal,
     async [Symbol.asyncDispose]() {
       await terminal.logs.stop();
-      await (mux as { close?: () => Promise<void> }).close?.();
+      await (terminal.mux as { close?: () => Promise<void> }).close?.();
     },
   };
 }
