@@ -22,7 +22,12 @@ Deno.test("foregroundProcess() says which real programs wait for the terminal", 
   for (const s of SCENARIOS) {
     if (!installed(s.needs)) continue;
     const session = `s_${s.name}`;
-    const r = await t.tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "--", "bash", "--norc");
+    // exit-empty off: each scenario kills its session, and a server that exits on its last one races the next
+    // new-session ("server exited unexpectedly").
+    const r = await t.tmux(
+      ...["new-session", "-d", "-s", session, "-x", "100", "-y", "30", "--", "bash", "--norc"],
+      ...[";", "set-option", "-s", "exit-empty", "off"],
+    );
     assertEquals(r.code, 0, r.stderr);
     const panePid = Number((await t.tmux("display", "-p", "-t", session, "#{pane_pid}")).stdout.trim());
     await eventually(
