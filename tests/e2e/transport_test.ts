@@ -254,3 +254,33 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "two aiterm processes opening sessions at once on a fresh server: every open succeeds on one server",
+  opts,
+  async () => {
+    for (let run = 0; run < 3; run++) {
+      await using t = await makeTestEnv();
+      const a = await connect(t.env);
+      const b = await connect(t.env);
+      try {
+        // Each process's first open starts or joins the server, then its control client attaches while the
+        // other process is still creating sessions (the attach gate is a file both processes lock).
+        const opened = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).call("pty_open", { name: `p${i}` })),
+        );
+        const failed = opened.flatMap((r, i) => (r.isError ? [`p${i}: ${JSON.stringify(r.content)}`] : []));
+        assertEquals(failed, [], `run ${run}`);
+        const more = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).call("pty_open", { name: `q${i}` })),
+        );
+        assertEquals(more.filter((r) => r.isError).length, 0, `run ${run}: second burst`);
+        const listed = await t.tmux("list-sessions", "-F", "#{session_name}");
+        assertEquals(listed.stdout.trim().split("\n").length, 14, `run ${run}: ${listed.stdout}${listed.stderr}`);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }
+  },
+);
