@@ -21,6 +21,8 @@ export interface WaitOptions<T> {
   intervalMs?: number;
   /** The longest pause between looks; the pause doubles from `intervalMs` up to it (default `intervalMs`). */
   maxIntervalMs?: number;
+  /** Lengthen each pause by up to its own length at random, so processes contending for one thing drift apart. */
+  jitter?: boolean;
   /** Files or directories whose change ends a pause early (not recursive; a missing one is not watched). */
   watch?: readonly string[];
   /** Ends the wait with "aborted" (waitFor throws the signal's reason). */
@@ -31,7 +33,7 @@ export interface WaitOptions<T> {
 
 /** How a wait ended. */
 export type WaitOutcome<T> =
-  | { status: "done"; value: T; elapsedMs: number }
+  | { status: "done"; value: T; last: T; elapsedMs: number }
   | { status: "timeout" | "aborted"; last: T | undefined; elapsedMs: number };
 
 /**
@@ -55,7 +57,7 @@ export async function waitUntil<T>(probe: () => T | Promise<T>, options: WaitOpt
     for (let pause = first;; pause = Math.min(ceiling, pause * 2 || ceiling)) {
       if (signal?.aborted) return { status: "aborted", last, elapsedMs: elapsed() };
       last = await probe();
-      if (until(last)) return { status: "done", value: last, elapsedMs: elapsed() };
+      if (until(last)) return { status: "done", value: last, last, elapsedMs: elapsed() };
       const left = options.timeoutMs - elapsed();
       if (left <= 0) return { status: "timeout", last, elapsedMs: elapsed() };
       const woke = wake

@@ -7,6 +7,8 @@
  * re-created by signalling exactly that process, never one found by name.
  */
 import { AppError } from "../base/errors.ts";
+import { dirname } from "node:path";
+import { waitUntil } from "../base/wait.ts";
 import { currentUid } from "./paths.ts";
 import { processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
 
@@ -104,13 +106,13 @@ export class TmuxServerGuard {
     } catch {
       return;
     }
-    const deadline = Date.now() + RECREATE_TIMEOUT_MS;
-    let delay = 2;
-    while (Date.now() < deadline) {
-      if (await Deno.lstat(this.#socket).then(() => true, () => false)) return;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 50);
-    }
+    const back = await waitUntil(() => Deno.lstat(this.#socket).then(() => true, () => false), {
+      timeoutMs: RECREATE_TIMEOUT_MS,
+      intervalMs: 2,
+      maxIntervalMs: 50,
+      watch: [dirname(this.#socket)],
+    });
+    if (back.status === "done") return;
     throw new AppError(
       "TMUX_SERVER_GONE",
       `Cannot reach the tmux server (pid ${rec.pid}): its socket was deleted and it did not re-create it`,

@@ -6,6 +6,7 @@
  * current screen allows and waits for the CLI's own confirmation; the agent record is updated only then.
  */
 import { AppError } from "../../base/errors.ts";
+import { sleep, waitUntil } from "../../base/wait.ts";
 import {
   type CatalogModel,
   type ConfigureGoal,
@@ -51,7 +52,6 @@ const STAGE_MS = 10_000;
 const STAGE_ROUNDS = 40;
 /** Scrollback lines given to a stage with the screen (its echo counts must not miss a line that scrolled). */
 const SCROLLBACK = 500;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function field(value: string | null | undefined, name: string): string | null {
   if (value == null) return null;
@@ -154,7 +154,7 @@ async function leave(input: PaneInput): Promise<void> {
     const keys = input.adapter.configure?.leave(await input.screen()) ?? null;
     if (!keys) return;
     await input.steps(keys);
-    await pause(250);
+    await sleep(250);
   }
 }
 
@@ -177,18 +177,25 @@ async function runStage(input: PaneInput, stage: ConfigureStage): Promise<Done |
   let keys = stage.keys(before);
   if (!keys) throw await fail("CONFIGURE_REJECTED", `the screen does not offer what step ${stage.name} needs`, null);
   await input.steps(keys);
-  const deadline = Date.now() + STAGE_MS;
+  const started = performance.now();
+  const unconfirmed = () =>
+    fail("CONFIGURE_UNCONFIRMED", `no confirmation from ${adapter.id} at step ${stage.name}`, null);
   for (let rounds = 1;;) {
-    await pause(100);
-    const screen = await capture();
-    const v = stage.check(screen, before);
+    // Each round: let the CLI redraw, then look until it shows anything but "wait" (the stage's budget is shared).
+    await sleep(100);
+    const seen = await waitUntil(async () => {
+      const screen = await capture();
+      return { screen, v: stage.check(screen, before) };
+    }, {
+      timeoutMs: Math.max(0, STAGE_MS - (performance.now() - started)),
+      intervalMs: 100,
+      until: ({ v }) => v.kind !== "wait",
+    });
+    const { screen, v } = seen.status === "done" ? seen.value : seen.last!;
     if (v.kind === "done") return v;
     if (v.kind === "next") return null;
     if (v.kind === "failed") throw await fail("CONFIGURE_REJECTED", `${adapter.id} answered: ${v.message}`, v.message);
-    if (Date.now() > deadline) {
-      throw await fail("CONFIGURE_UNCONFIRMED", `no confirmation from ${adapter.id} at step ${stage.name}`, null);
-    }
-    if (v.kind === "wait") continue;
+    if (seen.status !== "done" || performance.now() - started > STAGE_MS) throw await unconfirmed();
     keys = stage.keys(screen);
     if (!keys || ++rounds > STAGE_ROUNDS) {
       throw await fail("CONFIGURE_REJECTED", `${adapter.id} does not offer that choice (step ${stage.name})`, null);

@@ -16,6 +16,7 @@
  * NotFound. There is no "check, then delete whatever is at the path" window, so no ABA race.
  */
 import { join } from "node:path";
+import { waitUntil } from "../../base/wait.ts";
 import { processAlive, processStartIdentity, sameProcessAlive } from "../../platform/process.ts";
 
 const encoder = new TextEncoder();
@@ -152,10 +153,6 @@ async function buildCandidate(dir: string, owner: LockOwner): Promise<string> {
   return tmp;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 /** Options for {@link acquireLock}. */
 export interface AcquireOptions {
   /** Give up after this long (the caller drops its write). */
@@ -169,40 +166,50 @@ export interface AcquireOptions {
 export async function acquireLock(dir: string, options: AcquireOptions): Promise<LockHandle | null> {
   const owner: LockOwner = { pid: Deno.pid, identity: identity(), token: newToken() };
   const path = lockPath(dir);
-  const deadline = Date.now() + options.timeoutMs;
+  const started = performance.now();
   let tmp: string | null = null;
-  let delay = 1;
-  try {
-    for (;;) {
-      const candidate: string = tmp ?? await buildCandidate(dir, owner);
-      tmp = candidate;
-      try {
-        await Deno.rename(candidate, path);
+  // One try: rename our candidate into place, or clean what stands in the way. "progressed" tries at once again.
+  const tryOnce = async (): Promise<LockHandle | "progressed" | "blocked"> => {
+    const candidate: string = tmp ?? await buildCandidate(dir, owner);
+    tmp = candidate;
+    try {
+      await Deno.rename(candidate, path);
+      tmp = null;
+      return handleFor(dir, owner.token);
+    } catch (err) {
+      // Our candidate vanished (a cleaner removed an old-looking temp directory): build it again.
+      if (err instanceof Deno.errors.NotFound) {
+        await Deno.remove(candidate, { recursive: true }).catch(() => {});
         tmp = null;
-        return handleFor(dir, owner.token);
-      } catch (err) {
-        // Our candidate vanished (a cleaner removed an old-looking temp directory): build it again.
-        if (err instanceof Deno.errors.NotFound) {
-          await Deno.remove(candidate, { recursive: true }).catch(() => {});
-          tmp = null;
-        }
-      }
-      const state = await inspectLock(dir);
-      let progressed = false;
-      if (state.kind === "free") {
-        // Windows cannot rename onto an empty directory; rmdir only succeeds while it is still empty.
-        progressed = await Deno.remove(path).then(() => true, () => false);
-      } else if (state.kind === "held" && !state.alive) {
-        progressed = await removeDeadOwner(dir, state.owner.token);
-      } else if (state.kind === "absent") {
-        progressed = true;
-      }
-      if (Date.now() >= deadline) return null;
-      if (!progressed) {
-        await sleep(delay + Math.random() * delay);
-        delay = Math.min(delay * 2, 25);
       }
     }
+    const state = await inspectLock(dir);
+    let progressed = false;
+    if (state.kind === "free") {
+      // Windows cannot rename onto an empty directory; rmdir only succeeds while it is still empty.
+      progressed = await Deno.remove(path).then(() => true, () => false);
+    } else if (state.kind === "held" && !state.alive) {
+      progressed = await removeDeadOwner(dir, state.owner.token);
+    } else if (state.kind === "absent") {
+      progressed = true;
+    }
+    return progressed ? "progressed" : "blocked";
+  };
+  try {
+    // A try that cleaned something is repeated at once; a blocked one backs off (with jitter) up to 25 ms.
+    const got = await waitUntil(async () => {
+      for (;;) {
+        const r = await tryOnce();
+        if (r !== "progressed" || performance.now() - started >= options.timeoutMs) return r;
+      }
+    }, {
+      timeoutMs: options.timeoutMs,
+      intervalMs: 1,
+      maxIntervalMs: 25,
+      jitter: true,
+      until: (r) => typeof r !== "string",
+    });
+    return got.status === "done" && typeof got.value !== "string" ? got.value : null;
   } catch {
     return null;
   } finally {

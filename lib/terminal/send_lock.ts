@@ -19,6 +19,7 @@
  * flock with the record of a live process is an older aiterm's lock, waited for like any other.
  */
 import { AppError } from "../../base/errors.ts";
+import { waitUntil } from "../../base/wait.ts";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
 import { identityHash } from "../../platform/scratch.ts";
@@ -106,21 +107,22 @@ async function acquire(
   record: LockRecord,
   options: SendLockOptions,
 ): Promise<{ file: Deno.FsFile; hold: SendLockHold }> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  let delay = 2;
-  for (let waited = false;; waited = true) {
-    const got = await attempt(path, record, options);
-    if ("file" in got) return { file: got.file, hold: { ...got.hold, waited } };
-    if (Date.now() > deadline) {
-      throw new AppError(
-        "SEND_LOCK_BUSY",
-        `Cannot send to session "${options.sessionId}": pid ${got.busy ?? "?"} is still sending to it`,
-        { suggestion: "nothing was typed; retry when that send has finished", data: { owner_pid: got.busy } },
-      );
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 20);
+  let tries = 0;
+  const got = await waitUntil(() => (tries++, attempt(path, record, options)), {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    intervalMs: 2,
+    maxIntervalMs: 20,
+    until: (a) => "file" in a,
+  });
+  if (got.status === "done" && "file" in got.value) {
+    return { file: got.value.file, hold: { ...got.value.hold, waited: tries > 1 } };
   }
+  const busy = got.last && "busy" in got.last ? got.last.busy : null;
+  throw new AppError(
+    "SEND_LOCK_BUSY",
+    `Cannot send to session "${options.sessionId}": pid ${busy ?? "?"} is still sending to it`,
+    { suggestion: "nothing was typed; retry when that send has finished", data: { owner_pid: busy } },
+  );
 }
 
 /** One try: the flock, then the record. Anything but a hold releases the flock before returning. */
