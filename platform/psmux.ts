@@ -15,11 +15,10 @@ import { outputSinkScript, pwshScriptCommandLine, resolvePwsh } from "./pwsh.ts"
 import { parsePipeStates, parseSessionList, PIPE_FORMAT, pipedOf } from "./tmux.ts";
 import { findExecutable } from "./which.ts";
 import { scratchTag } from "./scratch.ts";
+import { runProcess } from "./run.ts";
 
 /** The oldest psmux this backend supports. */
 export const PSMUX_MIN_VERSION = "3.3.8";
-
-const decoder = new TextDecoder();
 
 /** How to install psmux (named in TMUX_NOT_FOUND / TMUX_TOO_OLD). */
 export function psmuxInstallHint(): string {
@@ -257,14 +256,8 @@ class Psmux implements Multiplexer {
           },
           version: async (p) => {
             try {
-              const o = await new Deno.Command(p, {
-                args: ["--version"],
-                stdout: "piped",
-                stderr: "null",
-                stdin: "null",
-              })
-                .output();
-              return o.success ? decoder.decode(o.stdout) : null;
+              const o = await runProcess(p, { args: ["--version"], stderr: "null" });
+              return o.success ? o.stdout : null;
             } catch {
               return null;
             }

@@ -8,6 +8,7 @@
  */
 import { AppError, ERROR_CODES, type ErrorCode } from "../../base/errors.ts";
 import { sleep } from "../../base/wait.ts";
+import { runProcess } from "../../platform/mod.ts";
 import {
   controlDirFor,
   relayStartFailure,
@@ -244,17 +245,10 @@ export class RemoteRelay implements Relay {
         if (child.generation) waitArgs.push("--generation", child.generation);
         waitArgs.push("--timeout", String(Math.ceil(timeoutMs / 1000)));
         const wp = remoteWaitProcess(prepared, waitArgs);
-        const out = await new Deno.Command(wp.executable, {
-          args: wp.args,
-          env: prepared.childEnv,
-          clearEnv: true,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
+        const out = await runProcess(wp.executable, { args: wp.args, env: prepared.childEnv, clearEnv: true });
         let parsed: { outcome?: string; turn_id?: string | null; error?: string | null } = {};
         try {
-          parsed = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop() ?? "{}");
+          parsed = JSON.parse(out.stdout.trim().split("\n").pop() ?? "{}");
         } catch {
           parsed = {};
         }

@@ -7,6 +7,7 @@
  * child. Without a passphrase ssh runs with BatchMode=yes and never prompts.
  */
 import { selfCommand } from "../../platform/self_command.ts";
+import { runProcess } from "../../platform/mod.ts";
 import { dirname, join } from "node:path";
 import { CHILD_VARS } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
@@ -237,21 +238,13 @@ async function run(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command("ssh", {
-    args,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output().catch((err) => {
+  const out = await runProcess("ssh", { args, env, clearEnv: true }).catch((err) => {
     throw new AppError("REMOTE_CONNECT_FAILED", `Cannot run ssh: ${(err as Error).message}`, {
       suggestion: "install an OpenSSH client",
       cause: err,
     });
   });
-  const d = new TextDecoder();
-  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+  return { code: out.code, stdout: out.stdout, stderr: out.stderr };
 }
 
 /** The last meaningful line of ssh's stderr, with anything that looks like the secret removed. */
