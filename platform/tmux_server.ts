@@ -7,6 +7,7 @@
  * re-created by signalling exactly that process, never one found by name.
  */
 import { AppError } from "../base/errors.ts";
+import { replaceFile } from "../base/atomic.ts";
 import { dirname } from "node:path";
 import { waitUntil } from "../base/wait.ts";
 import { currentUid } from "./paths.ts";
@@ -73,13 +74,11 @@ export class TmuxServerGuard {
     const start = processStartIdentity(pid);
     if (start === null) return;
     const rec: ServerRecord = { schema: "aiterm.tmux-server.v1", pid, start, socket: this.#socket };
-    const tmp = `${this.#record}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     try {
-      await Deno.writeTextFile(tmp, JSON.stringify(rec) + "\n", { mode: 0o600, createNew: true });
-      await Deno.rename(tmp, this.#record);
+      await replaceFile(this.#record, JSON.stringify(rec) + "\n", { sync: false });
       this.#recorded = pid;
     } catch {
-      await Deno.remove(tmp).catch(() => {});
+      // Not recorded: the next session start records it again.
     }
   }
 

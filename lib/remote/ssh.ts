@@ -11,6 +11,7 @@ import { runProcess } from "../../platform/mod.ts";
 import { dirname, join } from "node:path";
 import { CHILD_VARS } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
+import { replaceFile } from "../../base/atomic.ts";
 import { ensurePrivateDir } from "../state/mod.ts";
 import type { RemoteTarget } from "./schema.ts";
 import { sshOptionsProblem } from "./ssh_options.ts";
@@ -141,10 +142,7 @@ async function askpassHelper(controlDir: string): Promise<string> {
   const body = `#!/bin/sh\nprintf '%s\\n' "$${SECRET_VAR}"\n`;
   const current = await Deno.readTextFile(path).catch(() => null);
   if (current !== body) {
-    const tmp = `${path}.${Deno.pid}.tmp`;
-    await Deno.writeTextFile(tmp, body, { mode: 0o700 });
-    await Deno.chmod(tmp, 0o700);
-    await Deno.rename(tmp, path);
+    await replaceFile(path, body, { mode: 0o700, sync: false });
   }
   return path;
 }

@@ -2,9 +2,9 @@
 export { ensurePrivateDir, privateDirProblem } from "./private_dir.ts";
 export {
   createExclusiveJson,
+  HotFiles,
   type HotSpare,
   jsonText,
-  prepareHotFile,
   readJsonFile,
   writeFileAtomic,
   writeJsonAtomic,

@@ -3,7 +3,7 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../../base/errors.ts";
-import { type HotSpare, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { type HotSpare, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
@@ -113,7 +113,7 @@ export async function readSession(
   }
 }
 
-/** The spare file a waiting read prepares for its cursor while it waits (lib/state/atomic.ts prepareHotFile). */
+/** The spare file a waiting read prepares for its cursor while it waits (lib/state/atomic.ts HotFiles). */
 interface CursorSpare {
   spare: Promise<HotSpare | null> | null;
 }
@@ -166,7 +166,9 @@ async function readSessionOnce(
     // same, and the wait sees what the new writer records. Its events come first in the warnings.
     const during: WriterEvent[] = [];
     // The file work of the cursor's update is done while waiting, too.
-    if (logDir && input.cursor == null && !range) cursorSpare.spare = prepareHotFile(cursorFile).catch(() => null);
+    if (logDir && input.cursor == null && !range) {
+      cursorSpare.spare = terminal.hotFiles.prepare(cursorFile).catch(() => null);
+    }
     completion = await waitForCompletion({
       sessionId: id,
       mux: terminal.mux,

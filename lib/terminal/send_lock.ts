@@ -19,6 +19,7 @@
  * flock with the record of a live process is an older aiterm's lock, waited for like any other.
  */
 import { AppError } from "../../base/errors.ts";
+import { replaceFileSync } from "../../base/atomic.ts";
 import { waitUntil } from "../../base/wait.ts";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
@@ -185,16 +186,9 @@ function linkRecord(path: string, sessionId: string): boolean {
 
 /** Writes this process's record copy beside the lock (whole, then renamed into place). */
 function writeSpare(spare: string, sessionId: string): void {
-  const tmp = `${spare}.tmp`;
   try {
-    Deno.writeTextFileSync(tmp, MY_RECORD_TEXT, { mode: 0o600 });
-    Deno.renameSync(tmp, spare);
+    replaceFileSync(spare, MY_RECORD_TEXT, { sync: false });
   } catch (err) {
-    try {
-      Deno.removeSync(tmp);
-    } catch {
-      // not there
-    }
     if (err instanceof Deno.errors.NotFound) throw closedError(sessionId);
     throw new AppError("STATE_WRITE_FAILED", `Cannot create a lock file: ${(err as Error).message}`, { cause: err });
   }

@@ -8,9 +8,9 @@ import { CHILD_VARS, type Config } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
 import {
+  HotFiles,
   type HotSpare,
   jsonText,
-  prepareHotFile,
   readJsonFile,
   StateLayout,
   writeFileAtomic,
@@ -180,6 +180,8 @@ export class Terminal {
   #oneTripAfter = 0;
   /** Log writer liveness and retention for every session (lib/terminal/log_supervisor.ts). */
   readonly logs: LogSupervisor;
+  /** The read cursors' and last sends' spare files (lib/state/atomic.ts). */
+  readonly hotFiles = new HotFiles();
 
   constructor(deps: TerminalDeps) {
     this.#mux = deps.mux;
@@ -605,7 +607,7 @@ export class Terminal {
         }
         // The file work of the send's record (a spare file) starts now and runs while the writer is checked and
         // tmux types; the record takes its place once the text was typed.
-        const record = prepareHotFile(this.#layout.sessionLastCommand(input.session_id)).catch(() => null);
+        const record = this.hotFiles.prepare(this.#layout.sessionLastCommand(input.session_id)).catch(() => null);
         let typed: { cursor: number } | null = null;
         try {
           while (!typed) {
