@@ -17,7 +17,7 @@ import {
   resolveBinary,
 } from "../../harnesses/mod.ts";
 import { turnRunning } from "./dispatch.ts";
-import { catalogEntry, checkModelShape, fetchCatalog, unknownModel } from "./models.ts";
+import { checkModelChoice, checkModelShape } from "./models.ts";
 import { type AgentRecord, readAgentRecord, writeAgentRecord } from "./record.ts";
 import { type AgentDeps, AgentSession } from "./session.ts";
 import type { PaneInput } from "./typing.ts";
@@ -82,39 +82,25 @@ async function validate(
       suggestion: "launch a new agent with the reasoning_effort you want",
     });
   }
-  if (effort !== null && rules.effort === "requires_model" && model === null) {
-    throw new AppError("EFFORT_UNSUPPORTED", `Cannot configure ${adapter.id} with reasoning_effort but no model`, {
-      suggestion: "pass model together with reasoning_effort (see agent_models)",
-    });
-  }
-  if (effort !== null && adapter.efforts !== null && !adapter.efforts.includes(effort)) {
-    throw new AppError("EFFORT_UNSUPPORTED", `Cannot configure ${adapter.id} with reasoning_effort "${effort}"`, {
-      suggestion: `use one of ${adapter.efforts.join(", ")}`,
-      data: { accepted: [...adapter.efforts] },
-    });
-  }
-  if (model === null && (effort === null || adapter.efforts !== null) || !adapter.modelCatalog) return null;
-  const bin = resolveBinary(harnessBinary(adapter.id), deps.env);
-  if (!bin) {
-    throw new AppError("HARNESS_NOT_INSTALLED", `Cannot read the ${adapter.id} catalog: its CLI is not installed`, {
-      data: { harness: adapter.id },
-    });
-  }
-  const catalog = await fetchCatalog(adapter, bin, deps.env);
-  const wanted = model ?? rec.model;
-  const entry = catalogEntry(catalog, wanted);
-  if (model !== null && !entry) throw unknownModel(adapter, model, catalog, "configure");
-  if (effort !== null && adapter.efforts === null) {
-    const accepted = entry ? entry.efforts : [...new Set(catalog.models.flatMap((m) => m.efforts))];
-    if (!accepted.includes(effort)) {
-      throw new AppError(
-        "EFFORT_UNSUPPORTED",
-        `Cannot configure ${entry?.id ?? adapter.id} with reasoning_effort "${effort}"`,
-        { suggestion: `use one of ${accepted.join(", ") || "(none)"}`, data: { accepted } },
-      );
-    }
-  }
-  return entry;
+  return await checkModelChoice(adapter, {
+    action: "configure",
+    model,
+    effort,
+    current: () => rec.model,
+    effortNeedsModel: rules.effort === "requires_model",
+    unlistedEfforts: "catalog",
+    bin: () => {
+      const bin = resolveBinary(harnessBinary(adapter.id), deps.env);
+      if (!bin) {
+        throw new AppError("HARNESS_NOT_INSTALLED", `Cannot read the ${adapter.id} catalog: its CLI is not installed`, {
+          data: { harness: adapter.id },
+        });
+      }
+      return bin;
+    },
+    env: deps.env,
+    catalogs: deps.catalogs,
+  });
 }
 
 /** Refuses (nothing typed) unless the agent idles at an empty composer. */
