@@ -17,18 +17,14 @@
  */
 import { join } from "node:path";
 import { waitUntil } from "../../base/wait.ts";
-import { processAlive, processStartIdentity, sameProcessAlive } from "../../platform/process.ts";
+import { judgeOwner, type LockOwner, newOwnerToken, ownerRecord, thisProcess } from "../state/mod.ts";
 
 const encoder = new TextEncoder();
 const OWNER_RE = /^owner\.([0-9a-f]{32})\.json$/;
 const LOCK_TMP_RE = /^lock\.[0-9a-f]{32}\.tmp$/;
 
-/** What is written into the owner file. */
-export interface LockOwner {
-  pid: number;
-  identity: string | null;
-  token: string;
-}
+/** What is written into the owner file (the one owner record of lib/state/owner.ts). */
+export type { LockOwner };
 
 /** A held lock. */
 export interface LockHandle {
@@ -46,30 +42,13 @@ export type LockState =
   | { kind: "held"; owner: LockOwner; alive: boolean }
   | { kind: "unusable" };
 
-let myIdentity: string | null | undefined;
-function identity(): string | null {
-  if (myIdentity === undefined) myIdentity = processStartIdentity(Deno.pid);
-  return myIdentity;
-}
-
-let livenessKnown: boolean | undefined;
 /**
- * Whether this process can tell live processes from dead ones at all: it must see itself alive.
- * Without that (no /proc access, no `ps`), every owner counts as alive, so a live lock is never
- * broken; a dead owner's lock then only costs dropped records until a process that can see cleans it.
+ * Where this process cannot tell live processes from dead ones at all (no /proc access, no `ps`), every
+ * owner counts as alive, so a live lock is never broken; a dead owner's lock then only costs dropped
+ * records until a process that can see cleans it. Another hold of this same process is alive too.
  */
-function canJudgeLiveness(): boolean {
-  if (livenessKnown === undefined) livenessKnown = processAlive(Deno.pid);
-  return livenessKnown;
-}
-
 function ownerAlive(owner: LockOwner): boolean {
-  if (!canJudgeLiveness()) return true;
-  return sameProcessAlive(owner.pid, owner.identity);
-}
-
-function newToken(): string {
-  return crypto.randomUUID().replaceAll("-", "");
+  return judgeOwner(owner, { blind: "alive" }) !== "gone";
 }
 
 /** The lock directory inside the store directory. */
@@ -115,7 +94,7 @@ export async function inspectLock(dir: string): Promise<LockState> {
   const owner = parseOwner(text, token);
   // The record is complete before the directory is renamed into place, so an unparsable one can
   // only come from a crash of the whole machine: its writer is gone.
-  if (!owner) return { kind: "held", owner: { pid: 0, identity: null, token }, alive: !canJudgeLiveness() };
+  if (!owner) return { kind: "held", owner: { pid: 0, identity: null, token }, alive: !thisProcess().canJudgeLiveness };
   return { kind: "held", owner, alive: ownerAlive(owner) };
 }
 
@@ -164,7 +143,7 @@ export interface AcquireOptions {
  * the timeout or the lock cannot be used at all. Never throws.
  */
 export async function acquireLock(dir: string, options: AcquireOptions): Promise<LockHandle | null> {
-  const owner: LockOwner = { pid: Deno.pid, identity: identity(), token: newToken() };
+  const owner: LockOwner = ownerRecord(newOwnerToken());
   const path = lockPath(dir);
   const started = performance.now();
   let tmp: string | null = null;

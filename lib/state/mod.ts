@@ -10,3 +10,12 @@ export {
   writeJsonAtomic,
 } from "./atomic.ts";
 export { StateLayout } from "./layout.ts";
+export {
+  type JudgeOptions,
+  judgeOwner,
+  type LockOwner,
+  newOwnerToken,
+  ownerRecord,
+  type ThisProcess,
+  thisProcess,
+} from "./owner.ts";

@@ -21,14 +21,11 @@
 import { AppError } from "../../base/errors.ts";
 import { replaceFileSync } from "../../base/atomic.ts";
 import { waitUntil } from "../../base/wait.ts";
-import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
-import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
+import { judgeOwner, type LockOwner, ownerRecord, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { identityHash } from "../../platform/scratch.ts";
 
-interface LockRecord {
-  pid: number;
-  identity: string | null;
-  token: string;
+/** The owner record (lib/state/owner.ts) and when the hold began. */
+interface LockRecord extends LockOwner {
   at: string;
 }
 
@@ -51,16 +48,10 @@ export interface SendLockHold {
   waited: boolean;
 }
 
-const MY_IDENTITY = processStartIdentity(Deno.pid);
 /** This process's record: one token per process (the flock, not the token, is what excludes). */
-const MY_RECORD: LockRecord = {
-  pid: Deno.pid,
-  identity: MY_IDENTITY,
-  token: crypto.randomUUID(),
-  at: new Date().toISOString(),
-};
+const MY_RECORD: LockRecord = { ...ownerRecord(crypto.randomUUID()), at: new Date().toISOString() };
 const MY_RECORD_TEXT = JSON.stringify(MY_RECORD) + "\n";
-const SPARE_SUFFIX = `.${Deno.pid}-${identityHash(MY_IDENTITY)}.rec`;
+const SPARE_SUFFIX = `.${Deno.pid}-${identityHash(MY_RECORD.identity)}.rec`;
 const decoder = new TextDecoder();
 
 /** The file whose flock is the lock itself. */
@@ -72,7 +63,7 @@ export function flockPath(path: string): string {
 export async function readSendLock(path: string): Promise<{ pid: number; alive: boolean } | null> {
   const rec = await readJsonFile<LockRecord>(path).catch(() => null);
   if (!rec) return null;
-  return { pid: rec.pid, alive: sameProcessAlive(rec.pid, rec.identity) };
+  return { pid: rec.pid, alive: judgeOwner(rec) !== "gone" };
 }
 
 /**
@@ -141,7 +132,8 @@ async function attempt(path: string, record: LockRecord, options: SendLockOption
     const owner = readOwnerSync(path);
     // Released between the two steps by an older aiterm, or that aiterm holds it right now.
     if (owner === null) return { busy: null };
-    if (owner.pid !== Deno.pid && sameProcessAlive(owner.pid, owner.identity)) return { busy: owner.pid };
+    // A record of this very process was left by a hold of ours (the flock is ours now): ours to take over.
+    if (judgeOwner(owner) === "alive") return { busy: owner.pid };
     if (options.takeover === false) throw staleError(options.sessionId, owner.pid);
     // We hold the flock, so no process of this protocol can touch the record; older ones never replace it.
     await writeJsonAtomic(path, record, { sync: false });
