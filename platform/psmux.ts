@@ -206,6 +206,8 @@ class Psmux implements Multiplexer {
   #scratch: string;
   #env: Record<string, string> | undefined;
   #checked: Promise<{ version: string; pwsh: string }> | null = null;
+  /** Pastes through scratch files so far (their tags count them). */
+  #pastes = 0;
 
   constructor(options: PsmuxOptions) {
     this.#bin = options.bin ?? "psmux";
@@ -344,7 +346,7 @@ class Psmux implements Multiplexer {
   }
 
   async pasteText(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<void> {
-    const tag = scratchTag();
+    const tag = scratchTag(++this.#pastes);
     const payloads = options.bracketed && chunks.length > 1 ? [concat(chunks)] : chunks;
     const files = payloads.map((_c, i) => join(this.#scratch, `${tag}.${i}`));
     try {

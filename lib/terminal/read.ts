@@ -8,7 +8,15 @@ import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
 import { logExtent, type LogSlice } from "./output_log.ts";
-import { findLine, fitTail, MAX_PAGE_TEXT_BYTES, readBytePage, readLinePage, type Rendered } from "./read_page.ts";
+import {
+  findLine,
+  fitTail,
+  MAX_PAGE_TEXT_BYTES,
+  type ReadBuffers,
+  readBytePage,
+  readLinePage,
+  type Rendered,
+} from "./read_page.ts";
 import { reduceOutput, stripControl } from "./reduce/mod.ts";
 import { reduceScreen } from "./screen.ts";
 import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
@@ -172,6 +180,7 @@ async function readSessionOnce(
     completion = await waitForCompletion({
       sessionId: id,
       mux: terminal.mux,
+      panes: terminal.panes,
       logDir,
       segmentBytes: seg,
       integration: meta?.integration ?? null,
@@ -266,10 +275,19 @@ async function readSessionOnce(
   const shrank = !whole && input.cursor == null && start > ext.end;
   const suffix = lastSend?.mark_suffix ?? null;
   const page = range
-    ? await readLineRange({ dir: logDir, segmentBytes: seg, id, range, base: input.cursor ?? ext.start, suffix })
+    ? await readLineRange({
+      dir: logDir,
+      segmentBytes: seg,
+      id,
+      range,
+      base: input.cursor ?? ext.start,
+      suffix,
+      buffers: terminal.readBuffers,
+    })
     : await readLogPage({
       dir: logDir,
       segmentBytes: seg,
+      buffers: terminal.readBuffers,
       id,
       input,
       from: input.full ? input.cursor ?? ext.start : start,
@@ -325,6 +343,7 @@ interface LogPage extends Rendered {
 async function readLogPage(o: {
   dir: string;
   segmentBytes: number;
+  buffers: ReadBuffers;
   id: string;
   input: ReadInput;
   from: number;
@@ -358,6 +377,7 @@ async function readLogPage(o: {
   const p = await readBytePage({
     dir: o.dir,
     segmentBytes: o.segmentBytes,
+    buffers: o.buffers,
     from: o.from,
     // JSON escaping makes text a little longer than its bytes (newlines, escapes): start a little under the
     // budget so that a typical page is rendered once.
@@ -380,13 +400,15 @@ async function readLineRange(o: {
   range: { lo: number; hi: number | null };
   base: number;
   suffix: string | null;
+  buffers: ReadBuffers;
 }): Promise<LogPage> {
   const { lo, hi } = o.range;
-  const at = await findLine(o.dir, o.segmentBytes, o.base, lo);
+  const at = await findLine(o.dir, o.segmentBytes, o.base, lo, o.buffers);
   const count = hi === null ? null : hi - lo + 1;
   const p = await readLinePage({
     dir: o.dir,
     segmentBytes: o.segmentBytes,
+    buffers: o.buffers,
     from: at.offset,
     count,
     render: (text) => stripControl(hideSentinel(text, o.suffix, true)).split("\n"),
