@@ -9,7 +9,7 @@
  * - {@link sleep} is the one pause (abortable), for a caller that must let time pass (a TUI redraw).
  */
 import { AppError } from "./errors.ts";
-import { Wake } from "./wake.ts";
+import { Wake, type WakeReason } from "./wake.ts";
 
 /** Options for {@link waitUntil} and {@link waitFor}. */
 export interface WaitOptions<T> {
@@ -19,16 +19,26 @@ export interface WaitOptions<T> {
   until?: (observation: T) => boolean;
   /** The first pause between looks (default 10 ms). */
   intervalMs?: number;
-  /** The longest pause between looks; the pause doubles from `intervalMs` up to it (default `intervalMs`). */
-  maxIntervalMs?: number;
+  /**
+   * The longest pause between looks; the pause doubles from `intervalMs` up to it (default `intervalMs`).
+   * A function is asked before each pause (a ceiling that depends on what the probe saw).
+   */
+  maxIntervalMs?: number | (() => number);
   /** Lengthen each pause by up to its own length at random, so processes contending for one thing drift apart. */
   jitter?: boolean;
   /** Files or directories whose change ends a pause early (not recursive; a missing one is not watched). */
   watch?: readonly string[];
+  /** The caller's own wake-up source for the pauses, instead of `watch` (it stays the caller's to dispose). */
+  wake?: Waker;
   /** Ends the wait with "aborted" (waitFor throws the signal's reason). */
   signal?: AbortSignal | undefined;
   /** What is waited for, in WAIT_TIMEOUT's message ("the pane to be ready"). */
   what?: string;
+}
+
+/** A wake-up source: resolves on a change, after `ms`, or on abort (base/wake.ts's Wake, lib/agent's FileWaker). */
+export interface Waker {
+  next(ms: number, signal?: AbortSignal): Promise<WakeReason>;
 }
 
 /** How a wait ended. */
@@ -38,35 +48,42 @@ export type WaitOutcome<T> =
 
 /**
  * Probes until `until` accepts an observation, the budget runs out, or the signal aborts. The probe runs
- * at least once, and once more at the deadline when the pauses end there.
+ * at least once, once more at the deadline when the pauses end there, and once after an abort that ends
+ * a pause (what it sees then still counts). It is told what ended the pause before it ("first" at first).
  */
-export async function waitUntil<T>(probe: () => T | Promise<T>, options: WaitOptions<T>): Promise<WaitOutcome<T>> {
+export async function waitUntil<T>(
+  probe: (woke: "first" | WakeReason) => T | Promise<T>,
+  options: WaitOptions<T>,
+): Promise<WaitOutcome<T>> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const until = options.until ?? ((v: T) => Boolean(v));
   const first = Math.max(0, options.intervalMs ?? 10);
-  const ceiling = Math.max(first, options.maxIntervalMs ?? first);
+  const ceiling = () => {
+    const max = options.maxIntervalMs;
+    return Math.max(first, (typeof max === "function" ? max() : max) ?? first);
+  };
   const signal = options.signal;
-  let wake: Wake | null = null;
-  if (options.watch && options.watch.length > 0) {
-    wake = new Wake();
-    for (const path of options.watch) wake.watch(path);
+  let own: Wake | null = null;
+  if (!options.wake && options.watch && options.watch.length > 0) {
+    own = new Wake();
+    for (const path of options.watch) own.watch(path);
   }
+  const wake = options.wake ?? own;
   let last: T | undefined = undefined;
+  let woke: "first" | WakeReason = "first";
   try {
-    for (let pause = first;; pause = Math.min(ceiling, pause * 2 || ceiling)) {
-      if (signal?.aborted) return { status: "aborted", last, elapsedMs: elapsed() };
-      last = await probe();
+    for (let pause = first;; pause = Math.min(ceiling(), pause * 2 || ceiling())) {
+      last = await probe(woke);
       if (until(last)) return { status: "done", value: last, last, elapsedMs: elapsed() };
       const left = options.timeoutMs - elapsed();
       if (left <= 0) return { status: "timeout", last, elapsedMs: elapsed() };
-      const woke = wake
-        ? await wake.next(Math.min(pause, left), signal)
-        : await sleepOrAbort(Math.min(pause, left), signal);
-      if (woke === "aborted") return { status: "aborted", last, elapsedMs: elapsed() };
+      if (signal?.aborted) return { status: "aborted", last, elapsedMs: elapsed() };
+      const nap = Math.min(options.jitter ? pause + Math.random() * pause : pause, left);
+      woke = wake ? await wake.next(nap, signal) : await sleepOrAbort(nap, signal);
     }
   } finally {
-    wake?.[Symbol.dispose]();
+    own?.[Symbol.dispose]();
   }
 }
 
