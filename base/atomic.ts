@@ -7,8 +7,6 @@
  * Errors are the runtime's own (`Deno.errors.*`): each caller says what failed in its own words
  * (lib/state turns them into STATE_WRITE_FAILED). Every layer may use it; it needs nothing but Deno.
  */
-import { dirname } from "node:path";
-
 const encoder = new TextEncoder();
 
 /** Options for {@link replaceFile} and {@link replaceFileSync}. */
@@ -17,10 +15,6 @@ export interface ReplaceOptions {
   sync?: boolean;
   /** Permission bits of the new file (default 0o600). Set exactly (past the umask) when given. */
   mode?: number;
-  /** fsync the directory after the rename, so the rename itself survives a power loss (default false). */
-  syncDir?: boolean;
-  /** The temp file's path (default: {@link atomicTempName} of the target). */
-  tempPath?: string;
   /** Runs after the temp file is complete, before the rename (tests use it to stop a write midway). */
   beforeRename?: (tempPath: string) => void | Promise<void>;
 }
@@ -39,7 +33,7 @@ export async function replaceFile(
   data: string | Uint8Array,
   options: ReplaceOptions = {},
 ): Promise<void> {
-  const tmp = options.tempPath ?? atomicTempName(path);
+  const tmp = atomicTempName(path);
   const mode = options.mode ?? 0o600;
   try {
     const file = await Deno.open(tmp, { write: true, createNew: true, mode });
@@ -59,7 +53,6 @@ export async function replaceFile(
     await Deno.remove(tmp).catch(() => {});
     throw err;
   }
-  if (options.syncDir && Deno.build.os !== "windows") await syncDirOf(path);
 }
 
 /**
@@ -68,7 +61,7 @@ export async function replaceFile(
  * @throws the runtime's error; the temp file is gone and the target unchanged
  */
 export function replaceFileSync(path: string, data: string | Uint8Array, options: ReplaceOptions = {}): void {
-  const tmp = options.tempPath ?? atomicTempName(path);
+  const tmp = atomicTempName(path);
   const mode = options.mode ?? 0o600;
   try {
     const file = Deno.openSync(tmp, { write: true, createNew: true, mode });
@@ -90,18 +83,5 @@ export function replaceFileSync(path: string, data: string | Uint8Array, options
       // not there
     }
     throw err;
-  }
-}
-
-async function syncDirOf(path: string): Promise<void> {
-  try {
-    const handle = await Deno.open(dirname(path), { read: true });
-    try {
-      await handle.sync();
-    } finally {
-      handle.close();
-    }
-  } catch {
-    // Some filesystems cannot sync a directory; the rename itself is still atomic.
   }
 }

@@ -18,7 +18,7 @@ Deno.test("replaceFile() writes a new file owner-only and replaces an old one wh
     await replaceFile(path, "one\n");
     assertEquals(Deno.readTextFileSync(path), "one\n");
     if (posix) assertEquals(Deno.statSync(path).mode! & 0o777, 0o600);
-    await replaceFile(path, new TextEncoder().encode("two\n"), { sync: false, syncDir: true });
+    await replaceFile(path, new TextEncoder().encode("two\n"), { sync: false });
     assertEquals(Deno.readTextFileSync(path), "two\n");
     assertEquals([...Deno.readDirSync(dir)].map((e) => e.name), ["state.json"]);
   });

@@ -60,7 +60,7 @@ Deno.test("waitUntil() wakes on a change in a watched directory before its pause
     const file = `${dir}/ready`;
     setTimeout(() => Deno.writeTextFileSync(file, "x"), 100);
     const started = performance.now();
-    const out = await waitUntil(() => Deno.statSync(dir) && exists(file), {
+    const out = await waitUntil(() => Deno.stat(file).then(() => true, () => false), {
       timeoutMs: 20_000,
       intervalMs: 10_000,
       watch: [dir],
@@ -121,12 +121,3 @@ Deno.test("Wake.watch() filters by name and reports a watch it cannot start", as
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
