@@ -17,6 +17,12 @@ export interface WaitOptions<T> {
   timeoutMs: number;
   /** Done when this says so (default: the observation is truthy). */
   until?: (observation: T) => boolean;
+  /**
+   * Look again at once, without a pause and without lengthening the next one, when this says so of an
+   * observation that is not done (something changed that is worth an immediate look); the probe is told
+   * "change". The budget and the signal still end the wait.
+   */
+  again?: (observation: T) => boolean;
   /** The first pause between looks (default 10 ms). */
   intervalMs?: number;
   /**
@@ -73,14 +79,19 @@ export async function waitUntil<T>(
   let last: T | undefined = undefined;
   let woke: "first" | WakeReason = "first";
   try {
-    for (let pause = first;; pause = Math.min(ceiling(), pause * 2 || ceiling())) {
+    for (let pause = first;;) {
       last = await probe(woke);
       if (until(last)) return { status: "done", value: last, last, elapsedMs: elapsed() };
       const left = options.timeoutMs - elapsed();
       if (left <= 0) return { status: "timeout", last, elapsedMs: elapsed() };
       if (signal?.aborted) return { status: "aborted", last, elapsedMs: elapsed() };
+      if (options.again?.(last)) {
+        woke = "change";
+        continue;
+      }
       const nap = Math.min(options.jitter ? pause + Math.random() * pause : pause, left);
       woke = wake ? await wake.next(nap, signal) : await sleepOrAbort(nap, signal);
+      pause = Math.min(ceiling(), pause * 2 || ceiling());
     }
   } finally {
     own?.[Symbol.dispose]();

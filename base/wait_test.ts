@@ -121,3 +121,17 @@ Deno.test("Wake.watch() filters by name and reports a watch it cannot start", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("waitUntil() looks again at once when again() says so, telling the probe 'change'", async () => {
+  const woke: string[] = [];
+  const started = performance.now();
+  const out = await waitUntil((w) => (woke.push(w), woke.length), {
+    timeoutMs: 10_000,
+    intervalMs: 5_000,
+    until: (n) => n >= 3,
+    again: (n) => n < 3,
+  });
+  assertEquals(out.status, "done");
+  assertEquals(woke, ["first", "change", "change"]);
+  assert(performance.now() - started < 2_000, "no pause was taken");
+});

@@ -68,6 +68,12 @@ export interface WaitTurnOptions {
   fallbackTickMs?: number;
 }
 
+/** A look that did not end the wait: the turn seen so far, and whether it started a new watch. */
+interface Pending {
+  turnId: string | null;
+  newWatch: boolean;
+}
+
 /** Waits for turn `cursor` (see module doc). */
 export async function waitForTurn(
   terminal: Terminal,
@@ -84,7 +90,6 @@ export async function waitForTurn(
     error,
     exit_code: EXIT[outcome],
   });
-  const started = Date.now();
   let stuck: { reason: string; since: number } | null = null;
   const maxTick = options.fallbackTickMs ?? MAX_TICK_MS;
   // Watches first, then the first look: a write after the look is an event, never lost.
@@ -92,77 +97,72 @@ export async function waitForTurn(
   let sideAt = 0;
   const transcripts = options.transcripts ?? new TranscriptReaders();
   /** One look: the outcome when the wait is over, else the turn id seen so far. */
-  const look = async (woke: "first" | WakeReason): Promise<WaitOutcome | { turnId: string | null }> => {
-    for (;;) {
-      if (options.generation) {
-        const meta = await terminal.meta(id).catch(() => null);
-        if (meta?.generation !== options.generation) {
-          return result(
-            "closed",
-            null,
-            "SESSION_STALE: the session was closed or replaced; this cursor belongs to an earlier one",
-          );
-        }
+  const look = async (woke: "first" | WakeReason): Promise<WaitOutcome | Pending> => {
+    if (options.generation) {
+      const meta = await terminal.meta(id).catch(() => null);
+      if (meta?.generation !== options.generation) {
+        return result(
+          "closed",
+          null,
+          "SESSION_STALE: the session was closed or replaced; this cursor belongs to an earlier one",
+        );
       }
-      const rec = await readAgentRecord(terminal.sessionDir(id));
-      const adapter = rec ? getHarness(rec.harness) : null;
-      if (!rec || !adapter) {
-        if (woke === "first") {
-          const known = await terminal.describe(id).catch(() => ({ meta: null, live: null }));
-          return known.meta || known.live
-            ? result("not_found", null, `AGENT_SESSION_REQUIRED: session "${id}" has no agent (it is a plain terminal)`)
-            : result("not_found", null, `SESSION_NOT_FOUND: no session "${id}" (check the id; see pty_list)`);
-        }
-        return result("closed", null, "the session has no agent record (closed or never launched)");
-      }
-      const loaded = await loadTurns(adapter, rec, options.env, transcripts);
-      const turn = loaded.turns[cursor];
-      if (turn && turn.status === "done") return result("done", turn.turnId, null);
-      if (turn && turn.status === "error") {
-        // This turn's error record plus the usage-limit card on screen now: "rate_limited: <card> (<error>)".
-        const card = await limitCardAfterError(terminal, adapter, id);
-        const why = turn.error ?? "the harness recorded an error";
-        return result("error", turn.turnId, card ? `rate_limited: ${card} (${why})` : why);
-      }
-      if (turn && turn.status === "interrupted") return result("error", turn.turnId, "the turn was interrupted");
-      // The pane and the screen are asked (tmux calls) on the first look, on ticks, and at least every
-      // MAX_TICK_MS while the harness keeps writing; a look woken by a write reads only the transcript, so
-      // the next record of a turn that is ending is not kept waiting behind them.
-      if (woke !== "change" || Date.now() - sideAt >= maxTick) {
-        sideAt = Date.now();
-        const pane = await terminal.pane(id);
-        if (!pane || pane.paneDead) {
-          // One last look: the harness may have written the end record just before exiting.
-          const final = (await loadTurns(adapter, rec, options.env, transcripts)).turns[cursor];
-          if (final?.status === "done") return result("done", final.turnId, null);
-          return result("closed", final?.turnId ?? null, null);
-        }
-        if (options.reportBlocked) {
-          const reason = await stuckReason(terminal, id);
-          if (!reason) stuck = null;
-          else if (options.reportNow) return { ...result("blocked", turn?.turnId ?? null, null), reason };
-          else if (!stuck || stuck.reason !== reason) stuck = { reason, since: Date.now() };
-          else if (Date.now() - stuck.since >= BLOCKED_CONFIRM_MS) {
-            return { ...result("blocked", turn?.turnId ?? null, null), reason };
-          }
-        }
-      }
-      // Wake on the harness's write (a watch on the transcript's directory, or on its nearest existing
-      // ancestor until the harness creates it). A watch started just now missed what was written since
-      // the look above: look once more before sleeping. The tick is the bounded fallback: it notices a
-      // pane that died and a screen that became stuck, and it is the only wake-up where watches fail.
-      if (Date.now() - started < options.timeoutMs && !options.signal?.aborted && await waker.follow(loaded.path)) {
-        woke = "change";
-        continue;
-      }
-      return { turnId: turn?.turnId ?? null };
     }
+    const rec = await readAgentRecord(terminal.sessionDir(id));
+    const adapter = rec ? getHarness(rec.harness) : null;
+    if (!rec || !adapter) {
+      if (woke === "first") {
+        const known = await terminal.describe(id).catch(() => ({ meta: null, live: null }));
+        return known.meta || known.live
+          ? result("not_found", null, `AGENT_SESSION_REQUIRED: session "${id}" has no agent (it is a plain terminal)`)
+          : result("not_found", null, `SESSION_NOT_FOUND: no session "${id}" (check the id; see pty_list)`);
+      }
+      return result("closed", null, "the session has no agent record (closed or never launched)");
+    }
+    const loaded = await loadTurns(adapter, rec, options.env, transcripts);
+    const turn = loaded.turns[cursor];
+    if (turn && turn.status === "done") return result("done", turn.turnId, null);
+    if (turn && turn.status === "error") {
+      // This turn's error record plus the usage-limit card on screen now: "rate_limited: <card> (<error>)".
+      const card = await limitCardAfterError(terminal, adapter, id);
+      const why = turn.error ?? "the harness recorded an error";
+      return result("error", turn.turnId, card ? `rate_limited: ${card} (${why})` : why);
+    }
+    if (turn && turn.status === "interrupted") return result("error", turn.turnId, "the turn was interrupted");
+    // The pane and the screen are asked (tmux calls) on the first look, on ticks, and at least every
+    // MAX_TICK_MS while the harness keeps writing; a look woken by a write reads only the transcript, so
+    // the next record of a turn that is ending is not kept waiting behind them.
+    if (woke !== "change" || Date.now() - sideAt >= maxTick) {
+      sideAt = Date.now();
+      const pane = await terminal.pane(id);
+      if (!pane || pane.paneDead) {
+        // One last look: the harness may have written the end record just before exiting.
+        const final = (await loadTurns(adapter, rec, options.env, transcripts)).turns[cursor];
+        if (final?.status === "done") return result("done", final.turnId, null);
+        return result("closed", final?.turnId ?? null, null);
+      }
+      if (options.reportBlocked) {
+        const reason = await stuckReason(terminal, id);
+        if (!reason) stuck = null;
+        else if (options.reportNow) return { ...result("blocked", turn?.turnId ?? null, null), reason };
+        else if (!stuck || stuck.reason !== reason) stuck = { reason, since: Date.now() };
+        else if (Date.now() - stuck.since >= BLOCKED_CONFIRM_MS) {
+          return { ...result("blocked", turn?.turnId ?? null, null), reason };
+        }
+      }
+    }
+    // Wake on the harness's write (a watch on the transcript's directory, or on its nearest existing
+    // ancestor until the harness creates it). A watch started just now missed what was written since
+    // the look above: look once more before sleeping. The tick is the bounded fallback: it notices a
+    // pane that died and a screen that became stuck, and it is the only wake-up where watches fail.
+    return { turnId: turn?.turnId ?? null, newWatch: await waker.follow(loaded.path) };
   };
   const out = await waitUntil(look, {
     timeoutMs: options.timeoutMs,
     intervalMs: options.fallbackTickMs ?? FIRST_TICK_MS,
     maxIntervalMs: () => stuck ? Math.min(STUCK_TICK_MS, maxTick) : maxTick,
     until: (seen) => "schema" in seen,
+    again: (seen) => "newWatch" in seen && seen.newWatch,
     wake: waker,
     signal: options.signal,
   });

@@ -145,9 +145,8 @@ export interface AcquireOptions {
 export async function acquireLock(dir: string, options: AcquireOptions): Promise<LockHandle | null> {
   const owner: LockOwner = ownerRecord(newOwnerToken());
   const path = lockPath(dir);
-  const started = performance.now();
   let tmp: string | null = null;
-  // One try: rename our candidate into place, or clean what stands in the way. "progressed" tries at once again.
+  // One try: rename our candidate into place, or clean what stands in the way ("progressed": try again at once).
   const tryOnce = async (): Promise<LockHandle | "progressed" | "blocked"> => {
     const candidate: string = tmp ?? await buildCandidate(dir, owner);
     tmp = candidate;
@@ -176,17 +175,13 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
   };
   try {
     // A try that cleaned something is repeated at once; a blocked one backs off (with jitter) up to 25 ms.
-    const got = await waitUntil(async () => {
-      for (;;) {
-        const r = await tryOnce();
-        if (r !== "progressed" || performance.now() - started >= options.timeoutMs) return r;
-      }
-    }, {
+    const got = await waitUntil(tryOnce, {
       timeoutMs: options.timeoutMs,
       intervalMs: 1,
       maxIntervalMs: 25,
       jitter: true,
       until: (r) => typeof r !== "string",
+      again: (r) => r === "progressed",
     });
     return got.status === "done" && typeof got.value !== "string" ? got.value : null;
   } catch {
