@@ -34,7 +34,7 @@ export const ERROR_CODES = [
   "LOG_WRITER_RESTARTED", // a pty_read warning, never thrown: the session's log writer had stopped and was restarted; output in the gap was lost
   "LOG_WRITER_DOWN", // a pty_read warning, never thrown: the log writer is stopped and could not be restarted (disk full?)
   "LOG_SEGMENT_MISSING", // a pty_read warning, never thrown: part of the log was deleted under a live session
-  "WAIT_TIMEOUT", // a bounded internal wait ran out
+  "WAIT_TIMEOUT", // a bounded internal wait ran out (base/wait.ts); data.what, data.timeout_ms, data.last (the last observation)
   "REGEX_TIMEOUT", // a wait ended before until/until_regex had examined all new output; data.pattern_length, data.unexamined_chars, data.unread_bytes; nothing read
   "HARNESS_NOT_INSTALLED", // the harness CLI binary was not found; data.harness, data.env_override
   "HARNESS_NOT_SUPPORTED", // the harness adapter is not built in this version

@@ -7,7 +7,7 @@ import { type CodexQueueFn, DeliveryStore, type HookStatus, ParentDeliveryManage
 import { harnessBinary, resolveBinary } from "../harnesses/mod.ts";
 import { claudeParentHookStatus, cursorParentHookStatus } from "../setup/parent_hooks.ts";
 import { RemoteRelay } from "./mcp/mod.ts";
-import { TranscriptReaders } from "./agent/mod.ts";
+import { ModelCatalogs, TranscriptReaders } from "./agent/mod.ts";
 import type { Config } from "../base/config.ts";
 import { addToCodexQueue } from "./agent/delivery/codex_queue.ts";
 import { codexHomeOf, codexHookStateDir, readSelection } from "./agent/delivery/codex_steer.ts";
@@ -71,5 +71,6 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
     remoteDelivery,
     relay,
     transcripts,
+    catalogs: new ModelCatalogs(),
   };
 }

@@ -1,7 +1,6 @@
 /** Running a multiplexer client (tmux or psmux): the one process spawn both backends share. */
 import { AppError } from "../base/errors.ts";
-
-const decoder = new TextDecoder();
+import { type ProcessResult, runProcess } from "./run.ts";
 
 /** What one multiplexer invocation printed. */
 export interface MuxOutput {
@@ -34,20 +33,14 @@ export async function execMux(
   subcommand: string,
   options: ExecMuxOptions,
 ): Promise<MuxOutput> {
-  let out: Deno.CommandOutput;
+  let out: ProcessResult;
   try {
-    out = await new Deno.Command(bin, {
-      args: argv,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      ...(options.env ? { env: options.env, clearEnv: true } : {}),
-    }).output();
+    out = await runProcess(bin, { args: argv, ...(options.env ? { env: options.env, clearEnv: true } : {}) });
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) throw options.notFound();
     throw err;
   }
-  const result = { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+  const result = { code: out.code, stdout: out.stdout, stderr: out.stderr };
   if (out.code !== 0 && !options.allowFail) throw muxFailure(options.label, subcommand, result);
   return result;
 }
@@ -64,8 +57,8 @@ export function muxFailure(label: string, subcommand: string, result: MuxOutput)
 /** `bin -V` output, or null when the binary is missing or fails. Never throws. */
 export async function muxVersionText(bin: string): Promise<string | null> {
   try {
-    const out = await new Deno.Command(bin, { args: ["-V"], stdout: "piped", stderr: "null", stdin: "null" }).output();
-    return out.success ? decoder.decode(out.stdout) : null;
+    const out = await runProcess(bin, { args: ["-V"], stderr: "null" });
+    return out.success ? out.stdout : null;
   } catch {
     return null;
   }

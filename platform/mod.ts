@@ -65,6 +65,7 @@ export {
   startProcessScript,
 } from "./pwsh.ts";
 export { findExecutable } from "./which.ts";
+export { type OutputMode, type ProcessResult, type RunOptions, runProcess, runProcessSync } from "./run.ts";
 
 import type { Config } from "../base/config.ts";
 import type { Multiplexer } from "./multiplexer.ts";

@@ -22,7 +22,7 @@ Deno.test("pasteArgs() does not grow with the text and keeps Enter in the same c
 Deno.test("scratch names carry the writer's pid and identity; the sweep removes only dead writers' files", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const mine = scratchTag();
+    const mine = scratchTag(1);
     assert(mine.startsWith(`aiterm-${Deno.pid}-${identityHash(processStartIdentity(Deno.pid))}-`), mine);
     const child = new Deno.Command("true").spawn();
     await child.status;

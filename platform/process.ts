@@ -11,8 +11,7 @@ import {
   type ProcessFacts,
   type TaskFacts,
 } from "./input_wait.ts";
-
-const decoder = new TextDecoder();
+import { runProcessSync } from "./run.ts";
 
 /** True when a process with this PID exists (signal 0 probe semantics). */
 export function processAlive(pid: number): boolean {
@@ -28,9 +27,8 @@ export function processAlive(pid: number): boolean {
   // No signal probe here: sending any real signal could change the process (SIGCONT resumes a
   // stopped one), so ask ps.
   try {
-    const out = new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)], stdout: "piped", stderr: "null" })
-      .outputSync();
-    const stat = decoder.decode(out.stdout).trim();
+    const out = runProcessSync("ps", { args: ["-o", "stat=", "-p", String(pid)], stderr: "null" });
+    const stat = out.stdout.trim();
     return out.success && stat !== "" && !stat.startsWith("Z");
   } catch {
     return false;
@@ -96,9 +94,8 @@ export function processStartIdentity(pid: number): string | null {
     return stat ? `linux:${stat.starttime}` : null;
   }
   try {
-    const out = new Deno.Command("ps", { args: ["-o", "lstart=", "-p", String(pid)], stdout: "piped", stderr: "null" })
-      .outputSync();
-    const text = decoder.decode(out.stdout).trim();
+    const out = runProcessSync("ps", { args: ["-o", "lstart=", "-p", String(pid)], stderr: "null" });
+    const text = out.stdout.trim();
     return out.success && text ? `ps:${text}` : null;
   } catch {
     return null;
@@ -307,8 +304,7 @@ let clockTicks: number | null = null;
 function ticksPerSecond(): number {
   if (clockTicks === null) {
     try {
-      const out = new Deno.Command("getconf", { args: ["CLK_TCK"], stdout: "piped", stderr: "null" }).outputSync();
-      clockTicks = Number(decoder.decode(out.stdout).trim()) || 100;
+      clockTicks = Number(runProcessSync("getconf", { args: ["CLK_TCK"], stderr: "null" }).stdout.trim()) || 100;
     } catch {
       clockTicks = 100;
     }

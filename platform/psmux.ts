@@ -15,11 +15,10 @@ import { outputSinkScript, pwshScriptCommandLine, resolvePwsh } from "./pwsh.ts"
 import { parsePipeStates, parseSessionList, PIPE_FORMAT, pipedOf } from "./tmux.ts";
 import { findExecutable } from "./which.ts";
 import { scratchTag } from "./scratch.ts";
+import { runProcess } from "./run.ts";
 
 /** The oldest psmux this backend supports. */
 export const PSMUX_MIN_VERSION = "3.3.8";
-
-const decoder = new TextDecoder();
 
 /** How to install psmux (named in TMUX_NOT_FOUND / TMUX_TOO_OLD). */
 export function psmuxInstallHint(): string {
@@ -207,6 +206,8 @@ class Psmux implements Multiplexer {
   #scratch: string;
   #env: Record<string, string> | undefined;
   #checked: Promise<{ version: string; pwsh: string }> | null = null;
+  /** Pastes through scratch files so far (their tags count them). */
+  #pastes = 0;
 
   constructor(options: PsmuxOptions) {
     this.#bin = options.bin ?? "psmux";
@@ -257,14 +258,8 @@ class Psmux implements Multiplexer {
           },
           version: async (p) => {
             try {
-              const o = await new Deno.Command(p, {
-                args: ["--version"],
-                stdout: "piped",
-                stderr: "null",
-                stdin: "null",
-              })
-                .output();
-              return o.success ? decoder.decode(o.stdout) : null;
+              const o = await runProcess(p, { args: ["--version"], stderr: "null" });
+              return o.success ? o.stdout : null;
             } catch {
               return null;
             }
@@ -351,7 +346,7 @@ class Psmux implements Multiplexer {
   }
 
   async pasteText(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<void> {
-    const tag = scratchTag();
+    const tag = scratchTag(++this.#pastes);
     const payloads = options.bracketed && chunks.length > 1 ? [concat(chunks)] : chunks;
     const files = payloads.map((_c, i) => join(this.#scratch, `${tag}.${i}`));
     try {

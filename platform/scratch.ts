@@ -22,11 +22,12 @@ export function identityHash(identity: string | null): string {
 }
 
 const MY_HASH = identityHash(processStartIdentity(Deno.pid));
-let seq = 0;
-
-/** A fresh tag for one paste: scratch file names and multiplexer buffer names start with it. */
-export function scratchTag(): string {
-  return `${PREFIX}${Deno.pid}-${MY_HASH}-${++seq}-${crypto.randomUUID().slice(0, 8)}`;
+/**
+ * A fresh tag for one paste: scratch file names and multiplexer buffer names start with it. `seq` is the
+ * caller's paste count (each multiplexer counts its own; the random part keeps tags apart across them).
+ */
+export function scratchTag(seq: number): string {
+  return `${PREFIX}${Deno.pid}-${MY_HASH}-${seq}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
 /** True when the process that wrote scratch file `name` is gone (or the pid now names another process). */

@@ -4,6 +4,7 @@
  * a password prompt (`read -s`, getpass, su: canonical without echo). Measured with bash 5.2, zsh 5.9
  * and dash in tmux 3.3a; see /work/notes/prompts.md.
  */
+import { runProcess } from "./run.ts";
 
 /** The two modes that matter for prompts. */
 export interface TerminalModes {
@@ -46,8 +47,8 @@ export async function readTerminalModes(panePid: number): Promise<TerminalModes 
   try {
     // stty opens the device read-only and non-blocking; it is not a session leader, so the device
     // never becomes its controlling terminal.
-    const out = await new Deno.Command("stty", { args: ["-F", path, "-a"], stdout: "piped", stderr: "null" }).output();
-    return out.success ? parseSttyModes(new TextDecoder().decode(out.stdout)) : null;
+    const out = await runProcess("stty", { args: ["-F", path, "-a"], stderr: "null" });
+    return out.success ? parseSttyModes(out.stdout) : null;
   } catch {
     return null;
   }

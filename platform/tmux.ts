@@ -199,6 +199,8 @@ class Tmux implements Multiplexer {
   #controlOk: Promise<boolean> | null = null;
   /** Set once this process has created a session (the server is up with `exit-empty off`). */
   #sessionMade = false;
+  /** Pastes through scratch files so far (their tags count them). */
+  #pastes = 0;
   #firstSessions: Promise<void> = Promise.resolve();
   /** new-session (shared) vs the control client's attach (exclusive): see tmux_attach_gate.ts. */
   #attachGate: AttachGate;
@@ -407,7 +409,7 @@ class Tmux implements Multiplexer {
       if (options.keysAfter?.length) await this.sendKeys(name, options.keysAfter);
       return;
     }
-    const tag = scratchTag();
+    const tag = scratchTag(++this.#pastes);
     const target = exactTarget(name);
     const file = `${this.#scratch}/${tag}`;
     // The CLI way: one file, one buffer, one paste, one tmux invocation of a fixed size (see pasteArgs).
@@ -436,7 +438,7 @@ class Tmux implements Multiplexer {
     const data = concat(chunks);
     const text = this.#control && data.length > 0 ? utf8Text(data) : null;
     if (text === null) return "unavailable";
-    const tag = scratchTag();
+    const tag = scratchTag(++this.#pastes);
     const { args, blocks } = readyPasteArgs(exactTarget(name), tag, text, options);
     const cleanup = () => this.#run(["delete-buffer", "-b", tag], { allowFail: true }).catch(() => {});
     let out: MuxOutput;

@@ -27,6 +27,7 @@ import { AppError } from "../base/errors.ts";
 import type { MuxOutput } from "./_mux_exec.ts";
 import { processEnvVar, processStartIdentity, sameProcessAlive } from "./process.ts";
 import { findExecutable } from "./which.ts";
+import { runProcess } from "./run.ts";
 
 /** The environment variable that names a control client's owner: `<pid> <start identity>` of the aiterm process. */
 export const CONTROL_OWNER_VAR = CHILD_VARS.controlOwner;
@@ -75,12 +76,7 @@ function deathSignalPrefix(env: Record<string, string> | undefined): Promise<str
     if (!setpriv) return [];
     const prefix = [setpriv, "--pdeathsig", "KILL", "--"];
     try {
-      const probe = await new Deno.Command(setpriv, {
-        args: [...prefix.slice(1), "true"],
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).output();
+      const probe = await runProcess(setpriv, { args: [...prefix.slice(1), "true"], stdout: "null", stderr: "null" });
       return probe.success ? prefix : [];
     } catch {
       return [];
@@ -329,6 +325,7 @@ export class ControlClient {
     const prefix = await deathSignalPrefix(options.env);
     let child: Deno.ChildProcess;
     try {
+      // Not platform/run.ts: the control client lives as long as this process and streams both ways.
       child = new Deno.Command(prefix[0] ?? options.bin, {
         args: [
           ...prefix.slice(1),

@@ -7,6 +7,9 @@
  * re-created by signalling exactly that process, never one found by name.
  */
 import { AppError } from "../base/errors.ts";
+import { replaceFile } from "../base/atomic.ts";
+import { dirname } from "node:path";
+import { waitUntil } from "../base/wait.ts";
 import { currentUid } from "./paths.ts";
 import { processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
 
@@ -71,13 +74,11 @@ export class TmuxServerGuard {
     const start = processStartIdentity(pid);
     if (start === null) return;
     const rec: ServerRecord = { schema: "aiterm.tmux-server.v1", pid, start, socket: this.#socket };
-    const tmp = `${this.#record}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     try {
-      await Deno.writeTextFile(tmp, JSON.stringify(rec) + "\n", { mode: 0o600, createNew: true });
-      await Deno.rename(tmp, this.#record);
+      await replaceFile(this.#record, JSON.stringify(rec) + "\n", { sync: false });
       this.#recorded = pid;
     } catch {
-      await Deno.remove(tmp).catch(() => {});
+      // Not recorded: the next session start records it again.
     }
   }
 
@@ -104,13 +105,13 @@ export class TmuxServerGuard {
     } catch {
       return;
     }
-    const deadline = Date.now() + RECREATE_TIMEOUT_MS;
-    let delay = 2;
-    while (Date.now() < deadline) {
-      if (await Deno.lstat(this.#socket).then(() => true, () => false)) return;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 50);
-    }
+    const back = await waitUntil(() => Deno.lstat(this.#socket).then(() => true, () => false), {
+      timeoutMs: RECREATE_TIMEOUT_MS,
+      intervalMs: 2,
+      maxIntervalMs: 50,
+      watch: [dirname(this.#socket)],
+    });
+    if (back.status === "done") return;
     throw new AppError(
       "TMUX_SERVER_GONE",
       `Cannot reach the tmux server (pid ${rec.pid}): its socket was deleted and it did not re-create it`,

@@ -54,6 +54,7 @@ export function parseClaudeInitialize(stdout: string): ModelCatalog {
  * 0.6 s on 2.1.328). Hooks and MCP servers are off for this run and nothing is saved as a session.
  */
 export async function readClaudeModelCatalog(bin: string, env: Record<string, string>): Promise<ModelCatalog> {
+  // Not platform/run.ts: stdin stays open until the answer is read, then closing it ends the CLI.
   const child = new Deno.Command(bin, {
     args: [
       "-p",

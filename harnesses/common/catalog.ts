@@ -1,4 +1,5 @@
 /** Shared piece of the adapters' model catalogs: running the CLI's list command. */
+import { runProcess } from "../../platform/mod.ts";
 
 /**
  * Runs `bin args` (no stdin, killed after `timeoutMs`) and returns its stdout.
@@ -11,17 +12,10 @@ export async function catalogOutput(
   timeoutMs: number,
   what: string,
 ): Promise<string> {
-  const out = await new Deno.Command(bin, {
-    args,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(timeoutMs),
-  }).output();
+  const out = await runProcess(bin, { args, env, timeoutMs });
   if (!out.success) {
-    const err = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" / ");
+    const err = out.stderr.trim().split("\n").slice(-3).join(" / ");
     throw new Error(`${what} failed (exit ${out.code}): ${err}`);
   }
-  return new TextDecoder().decode(out.stdout);
+  return out.stdout;
 }

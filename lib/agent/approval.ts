@@ -6,6 +6,7 @@
  * single-shot choice. Anything else is `blocked` with its reason, and nothing is typed.
  */
 import { AppError } from "../../base/errors.ts";
+import { waitUntil } from "../../base/wait.ts";
 import type { ApprovalDialog, HarnessAdapter, ScreenState } from "../../harnesses/mod.ts";
 import type { AgentRecord } from "./record.ts";
 import { type AgentDeps, AgentSession } from "./session.ts";
@@ -98,7 +99,6 @@ function checkInput(input: ApprovalInput): void {
 }
 
 const stateText = (s: ScreenState): string => (s.kind === "blocked" ? `blocked:${s.reason}` : s.kind);
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What the screen shows right now: the harness's state, its dialog and the dialog's digest. */
 async function look(
@@ -185,21 +185,20 @@ export async function runApproval(input: ApprovalInput, deps: AgentDeps): Promis
     await session.input.key(choice.key);
     // Confirm: the dialog goes away (or another one, with another digest, takes its place).
     // A loaded machine can take seconds to redraw; the answer is typed once either way.
-    const deadline = Date.now() + 10_000;
     const typedAt = Date.now();
     const index = dialog.choices.indexOf(choice);
     let confirmed = false;
-    let now = await look(session, rec);
-    while (now.digest === seen.digest && Date.now() < deadline) {
+    const gone = await waitUntil(async () => {
+      const now = await look(session, rec);
       // A busy TUI may only move the highlight to the typed option; when the same dialog still shows
       // with exactly our choice highlighted, Enter confirms that choice (once).
-      if (!confirmed && Date.now() - typedAt > 2000 && now.dialog?.selected === index) {
+      if (now.digest === seen.digest && !confirmed && Date.now() - typedAt > 2000 && now.dialog?.selected === index) {
         await session.input.key("Enter");
         confirmed = true;
       }
-      await pause(100);
-      now = await look(session, rec);
-    }
+      return now;
+    }, { timeoutMs: 10_000, intervalMs: 100, until: (now) => now.digest !== seen.digest });
+    const now = gone.status === "done" ? gone.value : gone.last!;
     const done = now.digest !== seen.digest;
     return {
       ...base(done ? "submitted" : "submitted_unconfirmed", done ? "choice_submitted" : "dialog_still_shown", seen),

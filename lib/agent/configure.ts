@@ -6,6 +6,7 @@
  * current screen allows and waits for the CLI's own confirmation; the agent record is updated only then.
  */
 import { AppError } from "../../base/errors.ts";
+import { sleep, waitUntil } from "../../base/wait.ts";
 import {
   type CatalogModel,
   type ConfigureGoal,
@@ -16,7 +17,7 @@ import {
   resolveBinary,
 } from "../../harnesses/mod.ts";
 import { turnRunning } from "./dispatch.ts";
-import { catalogEntry, checkModelShape, fetchCatalog, unknownModel } from "./models.ts";
+import { checkModelChoice, checkModelShape } from "./models.ts";
 import { type AgentRecord, readAgentRecord, writeAgentRecord } from "./record.ts";
 import { type AgentDeps, AgentSession } from "./session.ts";
 import type { PaneInput } from "./typing.ts";
@@ -51,7 +52,6 @@ const STAGE_MS = 10_000;
 const STAGE_ROUNDS = 40;
 /** Scrollback lines given to a stage with the screen (its echo counts must not miss a line that scrolled). */
 const SCROLLBACK = 500;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function field(value: string | null | undefined, name: string): string | null {
   if (value == null) return null;
@@ -82,39 +82,25 @@ async function validate(
       suggestion: "launch a new agent with the reasoning_effort you want",
     });
   }
-  if (effort !== null && rules.effort === "requires_model" && model === null) {
-    throw new AppError("EFFORT_UNSUPPORTED", `Cannot configure ${adapter.id} with reasoning_effort but no model`, {
-      suggestion: "pass model together with reasoning_effort (see agent_models)",
-    });
-  }
-  if (effort !== null && adapter.efforts !== null && !adapter.efforts.includes(effort)) {
-    throw new AppError("EFFORT_UNSUPPORTED", `Cannot configure ${adapter.id} with reasoning_effort "${effort}"`, {
-      suggestion: `use one of ${adapter.efforts.join(", ")}`,
-      data: { accepted: [...adapter.efforts] },
-    });
-  }
-  if (model === null && (effort === null || adapter.efforts !== null) || !adapter.modelCatalog) return null;
-  const bin = resolveBinary(harnessBinary(adapter.id), deps.env);
-  if (!bin) {
-    throw new AppError("HARNESS_NOT_INSTALLED", `Cannot read the ${adapter.id} catalog: its CLI is not installed`, {
-      data: { harness: adapter.id },
-    });
-  }
-  const catalog = await fetchCatalog(adapter, bin, deps.env);
-  const wanted = model ?? rec.model;
-  const entry = catalogEntry(catalog, wanted);
-  if (model !== null && !entry) throw unknownModel(adapter, model, catalog, "configure");
-  if (effort !== null && adapter.efforts === null) {
-    const accepted = entry ? entry.efforts : [...new Set(catalog.models.flatMap((m) => m.efforts))];
-    if (!accepted.includes(effort)) {
-      throw new AppError(
-        "EFFORT_UNSUPPORTED",
-        `Cannot configure ${entry?.id ?? adapter.id} with reasoning_effort "${effort}"`,
-        { suggestion: `use one of ${accepted.join(", ") || "(none)"}`, data: { accepted } },
-      );
-    }
-  }
-  return entry;
+  return await checkModelChoice(adapter, {
+    action: "configure",
+    model,
+    effort,
+    current: () => rec.model,
+    effortNeedsModel: rules.effort === "requires_model",
+    unlistedEfforts: "catalog",
+    bin: () => {
+      const bin = resolveBinary(harnessBinary(adapter.id), deps.env);
+      if (!bin) {
+        throw new AppError("HARNESS_NOT_INSTALLED", `Cannot read the ${adapter.id} catalog: its CLI is not installed`, {
+          data: { harness: adapter.id },
+        });
+      }
+      return bin;
+    },
+    env: deps.env,
+    catalogs: deps.catalogs,
+  });
 }
 
 /** Refuses (nothing typed) unless the agent idles at an empty composer. */
@@ -154,7 +140,7 @@ async function leave(input: PaneInput): Promise<void> {
     const keys = input.adapter.configure?.leave(await input.screen()) ?? null;
     if (!keys) return;
     await input.steps(keys);
-    await pause(250);
+    await sleep(250);
   }
 }
 
@@ -177,18 +163,25 @@ async function runStage(input: PaneInput, stage: ConfigureStage): Promise<Done |
   let keys = stage.keys(before);
   if (!keys) throw await fail("CONFIGURE_REJECTED", `the screen does not offer what step ${stage.name} needs`, null);
   await input.steps(keys);
-  const deadline = Date.now() + STAGE_MS;
+  const started = performance.now();
+  const unconfirmed = () =>
+    fail("CONFIGURE_UNCONFIRMED", `no confirmation from ${adapter.id} at step ${stage.name}`, null);
   for (let rounds = 1;;) {
-    await pause(100);
-    const screen = await capture();
-    const v = stage.check(screen, before);
+    // Each round: let the CLI redraw, then look until it shows anything but "wait" (the stage's budget is shared).
+    await sleep(100);
+    const seen = await waitUntil(async () => {
+      const screen = await capture();
+      return { screen, v: stage.check(screen, before) };
+    }, {
+      timeoutMs: Math.max(0, STAGE_MS - (performance.now() - started)),
+      intervalMs: 100,
+      until: ({ v }) => v.kind !== "wait",
+    });
+    const { screen, v } = seen.status === "done" ? seen.value : seen.last!;
     if (v.kind === "done") return v;
     if (v.kind === "next") return null;
     if (v.kind === "failed") throw await fail("CONFIGURE_REJECTED", `${adapter.id} answered: ${v.message}`, v.message);
-    if (Date.now() > deadline) {
-      throw await fail("CONFIGURE_UNCONFIRMED", `no confirmation from ${adapter.id} at step ${stage.name}`, null);
-    }
-    if (v.kind === "wait") continue;
+    if (seen.status !== "done" || performance.now() - started > STAGE_MS) throw await unconfirmed();
     keys = stage.keys(screen);
     if (!keys || ++rounds > STAGE_ROUNDS) {
       throw await fail("CONFIGURE_REJECTED", `${adapter.id} does not offer that choice (step ${stage.name})`, null);

@@ -6,6 +6,7 @@
  * Everything is typed through the session's one chokepoint (lib/agent/typing.ts).
  */
 import { AppError } from "../../base/errors.ts";
+import { waitUntil } from "../../base/wait.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import { type AgentRecord, lineagePreface } from "./record.ts";
 import { loadTurns, pinByPrompt } from "./turns.ts";
@@ -250,9 +251,8 @@ async function turnStarted(
   cursor: number,
   body: string,
 ): Promise<{ started: boolean; pinned: string | null }> {
-  const deadline = Date.now() + 5000;
   let pinned: string | null = null;
-  while (Date.now() < deadline) {
+  const seen = await waitUntil(async () => {
     if (!rec.transcript_path && !pinned) {
       pinned = await pinByPrompt(s.adapter, rec, s.deps.env, body, s.deps.transcripts);
     }
@@ -260,8 +260,7 @@ async function turnStarted(
     if (loaded.turns.length > cursor) {
       return { started: true, pinned: pinned ?? (loaded.newlyPinned ? loaded.path : null) };
     }
-    if ((await s.input.state()).kind === "busy") return { started: true, pinned };
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  return { started: false, pinned };
+    return (await s.input.state()).kind === "busy" ? { started: true, pinned } : null;
+  }, { timeoutMs: 5000, intervalMs: 150 });
+  return seen.status === "done" && seen.value ? seen.value : { started: false, pinned };
 }

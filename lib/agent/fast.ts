@@ -6,6 +6,7 @@
  * Codex's `Fast` in the status line): the receipt says `fast: true` only then, otherwise
  * `FAST_MODE_UNCONFIRMED` says why.
  */
+import { waitUntil } from "../../base/wait.ts";
 import type { HarnessAdapter, LaunchSpec } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import type { StartupResult } from "./startup.ts";
@@ -52,14 +53,14 @@ export async function confirmFast(
   if (startup.status !== "ready") {
     return unconfirmed(adapter, `the start-up did not reach a ready screen (${startup.status}: ${startup.reason})`);
   }
-  const deadline = Date.now() + CONFIRM_MS;
-  let shown: boolean | null = null;
-  for (;;) {
-    shown = adapter.fastShown((await terminal.screen(id)) ?? "");
-    if (shown === true) return { fast: true, error: null };
-    if (Date.now() >= deadline) break;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+  const fastShown = adapter.fastShown;
+  const seen = await waitUntil(async () => fastShown((await terminal.screen(id)) ?? ""), {
+    timeoutMs: CONFIRM_MS,
+    intervalMs: POLL_MS,
+    until: (shown) => shown === true,
+  });
+  if (seen.status === "done") return { fast: true, error: null };
+  const shown = seen.last ?? null;
   return unconfirmed(
     adapter,
     shown === false

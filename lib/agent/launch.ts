@@ -26,7 +26,7 @@ import {
   writeAgentRecord,
 } from "./record.ts";
 import { confirmFast } from "./fast.ts";
-import { catalogEntry, checkModelShape, fetchCatalog, unknownModel } from "./models.ts";
+import { checkModelChoice } from "./models.ts";
 import type { AgentDeps } from "./session.ts";
 import { startupGate, type StartupResult } from "./startup.ts";
 import { cleanPrompt, PaneInput } from "./typing.ts";
@@ -167,48 +167,26 @@ async function validate(
 }
 
 async function validateModel(adapter: HarnessAdapter, bin: string, input: LaunchInput, deps: AgentDeps): Promise<void> {
-  if (input.model != null) checkModelShape(input.model);
-  const needCatalog = (input.model != null) || (input.reasoning_effort != null && adapter.efforts === null) ||
-    input.fast != null;
-  if (input.reasoning_effort != null && adapter.efforts !== null && !adapter.efforts.includes(input.reasoning_effort)) {
-    throw new AppError(
-      "EFFORT_UNSUPPORTED",
-      `Cannot launch ${adapter.id} with reasoning_effort "${input.reasoning_effort}"`,
-      {
-        suggestion: `use one of ${adapter.efforts.join(", ")}`,
-        data: { accepted: [...adapter.efforts] },
-      },
-    );
-  }
-  if (adapter.effortRequiresModel && input.reasoning_effort != null && input.model == null) {
-    throw new AppError("EFFORT_UNSUPPORTED", `Cannot launch ${adapter.id} with reasoning_effort but no model`, {
-      suggestion: "pass model together with reasoning_effort (see agent_models)",
-    });
-  }
-  if (input.fast === false && input.model && /(^|-)fast($|-)/.test(input.model)) {
-    throw new AppError(
-      "FAST_MODE_MODEL_CONFLICT",
-      `Cannot launch "${input.model}" with fast:false: the model id is a fast variant`,
-    );
-  }
-  // A harness without a catalog command gets the shape check above only (agent_models: catalog "unavailable").
-  if (!needCatalog || !adapter.modelCatalog) return;
-  const catalog = await fetchCatalog(adapter, bin, deps.env);
-  const model = catalogEntry(catalog, input.model ?? catalog.defaultModel);
-  if (input.model != null && !model) throw unknownModel(adapter, input.model, catalog, "launch");
-  if (
-    input.reasoning_effort != null && adapter.efforts === null && model && model.efforts.length > 0 &&
-    !model.efforts.includes(input.reasoning_effort)
-  ) {
-    throw new AppError(
-      "EFFORT_UNSUPPORTED",
-      `Cannot launch ${model.id} with reasoning_effort "${input.reasoning_effort}"`,
-      {
-        suggestion: `use one of ${model.efforts.join(", ")}`,
-        data: { accepted: model.efforts },
-      },
-    );
-  }
+  const model = await checkModelChoice(adapter, {
+    action: "launch",
+    model: input.model ?? null,
+    effort: input.reasoning_effort ?? null,
+    current: (catalog) => catalog.defaultModel,
+    effortNeedsModel: adapter.effortRequiresModel === true,
+    unlistedEfforts: "any",
+    needCatalog: input.fast != null,
+    beforeCatalog: () => {
+      if (input.fast === false && input.model && /(^|-)fast($|-)/.test(input.model)) {
+        throw new AppError(
+          "FAST_MODE_MODEL_CONFLICT",
+          `Cannot launch "${input.model}" with fast:false: the model id is a fast variant`,
+        );
+      }
+    },
+    bin: () => bin,
+    env: deps.env,
+    catalogs: deps.catalogs,
+  });
   if (input.fast === true && model && !model.fast) {
     throw new AppError("FAST_MODE_NOT_SUPPORTED", `Cannot launch ${model.id} in fast mode: the model has no fast tier`);
   }
@@ -353,7 +331,7 @@ export async function launchAgent(
   return receipt;
 }
 
-export { fetchCatalog };
+export { fetchCatalog, ModelCatalogs } from "./models.ts";
 
 /**
  * Throughline arguments that cannot be right whatever is installed (reported before THROUGHLINE_UNAVAILABLE):

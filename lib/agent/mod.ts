@@ -1,5 +1,5 @@
 /** The agent layer's way in. */
-export { fetchCatalog, launchAgent } from "./launch.ts";
+export { fetchCatalog, launchAgent, ModelCatalogs } from "./launch.ts";
 export type { LaunchInput, LaunchReceipt } from "./launch.ts";
 export { AgentSession } from "./session.ts";
 export type { AgentDeps } from "./session.ts";

@@ -2,7 +2,15 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../..
 import { AppError } from "../../base/errors.ts";
 import type { HarnessAdapter, ModelCatalog } from "../../harnesses/mod.ts";
 import { claude } from "../../harnesses/claude/mod.ts";
-import { catalogChoices, catalogEntry, checkModelShape, fetchCatalog, unknownModel } from "./models.ts";
+import {
+  catalogChoices,
+  catalogEntry,
+  checkModelChoice,
+  checkModelShape,
+  fetchCatalog,
+  ModelCatalogs,
+  unknownModel,
+} from "./models.ts";
 
 const CATALOG: ModelCatalog = {
   source: "claude-code-initialize",
@@ -82,7 +90,8 @@ Deno.test("checkModelShape() refuses ids no CLI could take, before any catalog i
   }
 });
 
-Deno.test("fetchCatalog() reuses a read for the same binary and env, not a failed one, and codes failures", async () => {
+Deno.test("ModelCatalogs reuses a read for the same binary and env, not a failed one; fetchCatalog() without one reads afresh", async () => {
+  const catalogs = new ModelCatalogs();
   let reads = 0;
   let fail = true;
   const adapter = {
@@ -92,17 +101,83 @@ Deno.test("fetchCatalog() reuses a read for the same binary and env, not a faile
       return fail ? Promise.reject(new Error("no answer")) : Promise.resolve(CATALOG);
     },
   } as HarnessAdapter;
-  const err = await assertRejects(() => fetchCatalog(adapter, "/bin/x", { HOME: "/a" }));
+  const err = await assertRejects(() => catalogs.read(adapter, "/bin/x", { HOME: "/a" }));
   assertEquals((err as AppError).code, "MODEL_CATALOG_UNAVAILABLE");
   assertStringIncludes(err.message, "no answer");
   fail = false;
-  assertEquals(await fetchCatalog(adapter, "/bin/x", { HOME: "/a" }), CATALOG);
-  assertEquals(await fetchCatalog(adapter, "/bin/x", { HOME: "/a" }), CATALOG);
+  assertEquals(await catalogs.read(adapter, "/bin/x", { HOME: "/a" }), CATALOG);
+  assertEquals(await catalogs.read(adapter, "/bin/x", { HOME: "/a" }), CATALOG);
   assertEquals(reads, 2);
   // Another environment (another HOME, another login) is another read.
-  await fetchCatalog(adapter, "/bin/x", { HOME: "/b" });
+  await catalogs.read(adapter, "/bin/x", { HOME: "/b" });
   assertEquals(reads, 3);
+  await fetchCatalog(adapter, "/bin/x", { HOME: "/b" });
+  assertEquals(reads, 4, "no shared cache without a ModelCatalogs");
   const { modelCatalog: _drop, ...bare } = claude;
   const none = await assertRejects(() => fetchCatalog(bare as HarnessAdapter, "/bin/x", {}));
   assertEquals((none as AppError).code, "MODEL_CATALOG_UNAVAILABLE");
+});
+
+Deno.test("checkModelChoice(): one check for launch and configure, with each one's policy", async () => {
+  const catalog: ModelCatalog = {
+    source: "test",
+    defaultModel: "a",
+    models: [
+      { id: "a", displayName: null, efforts: ["low", "high"], defaultEffort: null, hidden: false, fast: false },
+      { id: "b", displayName: null, efforts: [], defaultEffort: null, hidden: false, fast: false },
+    ],
+  };
+  let reads = 0;
+  const open = {
+    ...claude,
+    efforts: null,
+    modelCatalog: () => (reads++, Promise.resolve(catalog)),
+  } as HarnessAdapter;
+  const base = { current: () => null, effortNeedsModel: false, bin: () => "/bin/x", env: {} };
+  const code = async (p: Promise<unknown>) => {
+    try {
+      await p;
+      return null;
+    } catch (err) {
+      return (err as AppError).code;
+    }
+  };
+  const launch = { ...base, action: "launch", unlistedEfforts: "any" as const };
+  const configure = { ...base, action: "configure", unlistedEfforts: "catalog" as const };
+  // Neither model nor a catalog-bound effort: no read.
+  assertEquals(await checkModelChoice(open, { ...launch, model: null, effort: null }), null);
+  assertEquals(reads, 0);
+  assertEquals((await checkModelChoice(open, { ...launch, model: "a", effort: "high" }))?.id, "a");
+  assertEquals(await code(checkModelChoice(open, { ...launch, model: "a", effort: "max" })), "EFFORT_UNSUPPORTED");
+  assertEquals(await code(checkModelChoice(open, { ...launch, model: "zzz", effort: null })), "MODEL_UNKNOWN");
+  assertEquals(await code(checkModelChoice(open, { ...launch, model: "-x", effort: null })), "INVALID_ARGUMENT");
+  // A model listing no efforts: launch leaves the effort to the CLI, configure checks the catalog's.
+  assertEquals(await code(checkModelChoice(open, { ...launch, model: "b", effort: "max" })), null);
+  assertEquals(await code(checkModelChoice(open, { ...configure, model: "b", effort: "max" })), "EFFORT_UNSUPPORTED");
+  assertEquals(
+    await code(checkModelChoice(open, { ...configure, effortNeedsModel: true, model: null, effort: "low" })),
+    "EFFORT_UNSUPPORTED",
+  );
+  // A harness with its own effort list refuses others before any catalog read.
+  const listed = {
+    ...claude,
+    efforts: ["low"],
+    modelCatalog: () => Promise.reject(new Error("unused")),
+  } as HarnessAdapter;
+  assertEquals(await code(checkModelChoice(listed, { ...launch, model: null, effort: "high" })), "EFFORT_UNSUPPORTED");
+  // The caller's own check runs before the catalog; a shared ModelCatalogs reads once.
+  let checked = false;
+  await checkModelChoice(open, {
+    ...launch,
+    model: null,
+    effort: null,
+    needCatalog: true,
+    beforeCatalog: () => void (checked = true),
+  });
+  assert(checked);
+  const catalogs = new ModelCatalogs();
+  reads = 0;
+  await checkModelChoice(open, { ...launch, model: "a", effort: null, catalogs });
+  await checkModelChoice(open, { ...configure, model: "a", effort: null, catalogs });
+  assertEquals(reads, 1);
 });

@@ -6,13 +6,12 @@
  * turn from a plain one: this turn's error record plus the card on screen now, never old records alone.
  */
 import { AppError } from "../../base/errors.ts";
+import { sleep, waitUntil } from "../../base/wait.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import type { AgentRecord } from "./record.ts";
 import { loadTurns } from "./turns.ts";
 import type { PaneInput } from "./typing.ts";
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** How long input may take to be ready after the card is dismissed. */
 const READY_MS = 5000;
@@ -62,17 +61,17 @@ export async function recoverPaneInput(
     );
   }
   await input.steps(keys);
-  const deadline = Date.now() + READY_MS;
   let stable = 0;
   let state = "unknown";
-  while (Date.now() < deadline) {
-    await pause(120);
+  await sleep(120);
+  const ready = await waitUntil(async () => {
     const now = await input.screen();
     const s = adapter.classifyScreen(now);
     state = s.kind === "blocked" ? `blocked:${s.reason}` : s.kind;
     stable = s.kind === "ready" && !card.dismiss(now) ? stable + 1 : 0;
-    if (stable >= 2) return [card.recovery];
-  }
+    return stable >= 2;
+  }, { timeoutMs: READY_MS - 120, intervalMs: 120 });
+  if (ready.status === "done") return [card.recovery];
   throw new AppError(
     card.failedCode,
     `Cannot send to agent session "${id}": the usage-limit card was dismissed once, but ${rec.harness} does not accept input (${state})`,
@@ -93,11 +92,11 @@ export async function limitCardAfterError(
   adapter: HarnessAdapter,
   id: string,
 ): Promise<string | null> {
-  const deadline = Date.now() + (adapter.rateLimitCard ? 3000 : 0);
-  for (;;) {
-    const s = adapter.classifyScreen((await terminal.screen(id)) ?? "");
-    if (s.kind === "blocked" && s.reason === "rate_limited") return s.detail ?? "rate limited";
-    if (s.kind === "ready" || s.kind === "exited" || Date.now() >= deadline) return null;
-    await pause(100);
-  }
+  const seen = await waitUntil(async () => adapter.classifyScreen((await terminal.screen(id)) ?? ""), {
+    timeoutMs: adapter.rateLimitCard ? 3000 : 0,
+    intervalMs: 100,
+    until: (s) => s.kind === "ready" || s.kind === "exited" || (s.kind === "blocked" && s.reason === "rate_limited"),
+  });
+  const s = seen.status === "done" ? seen.value : null;
+  return s?.kind === "blocked" && s.reason === "rate_limited" ? s.detail ?? "rate limited" : null;
 }

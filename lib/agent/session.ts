@@ -20,6 +20,7 @@ import { SESSION_ID_PATTERN, type Terminal } from "../terminal/mod.ts";
 import { type AgentRecord, readAgentRecord, writeAgentRecord } from "./record.ts";
 import { type LoadedTurns, loadTurns } from "./turns.ts";
 import type { TranscriptReaders } from "./transcript_reader.ts";
+import type { ModelCatalogs } from "./models.ts";
 import { PaneInput } from "./typing.ts";
 
 /** What the agent layer needs from its host (built once by the MCP server). */
@@ -29,6 +30,8 @@ export interface AgentDeps {
   defaultCwd: string;
   /** The process's incremental transcript readers (lib/app.ts builds one; absent: each check reads afresh). */
   transcripts?: TranscriptReaders;
+  /** The process's model catalog reads (lib/app.ts builds one; absent: each check reads afresh). */
+  catalogs?: ModelCatalogs;
 }
 
 /** See the module doc. */

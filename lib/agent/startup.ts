@@ -9,6 +9,7 @@
  */
 import type { PaneInput } from "./typing.ts";
 import { type Config, knobFrom } from "../../base/config.ts";
+import { waitUntil } from "../../base/wait.ts";
 
 /** The gate's verdict. */
 export interface StartupResult {
@@ -43,12 +44,11 @@ export function startupTimeoutMs(config?: Pick<Config, "agentStartupTimeoutMs">)
 export async function startupGate(input: PaneInput, options: StartupOptions): Promise<StartupResult> {
   const adapter = input.adapter;
   const started = Date.now();
-  const deadline = started + (options.timeoutMs ?? startupTimeoutMs(input.terminal.config));
   let reported = started;
   let stable = 0;
   let answers = 0;
   let lastScreen = "";
-  while (Date.now() < deadline) {
+  const look = async (): Promise<StartupResult | null> => {
     const pane = await input.terminal.pane(input.id);
     // A dead pane is kept with its final screen (remain-on-exit), so the reason it exited is readable.
     const screen = pane ? (await input.terminal.screen(input.id)) ?? lastScreen : lastScreen;
@@ -84,7 +84,11 @@ export async function startupGate(input: PaneInput, options: StartupOptions): Pr
       reported = Date.now();
       await options.onWait(reported - started, state.kind === "blocked" ? `blocked:${state.reason}` : state.kind);
     }
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-  return { status: "blocked", reason: "startup_timeout" };
+    return null;
+  };
+  const out = await waitUntil(look, {
+    timeoutMs: options.timeoutMs ?? startupTimeoutMs(input.terminal.config),
+    intervalMs: POLL_MS,
+  });
+  return out.status === "done" && out.value ? out.value : { status: "blocked", reason: "startup_timeout" };
 }

@@ -5,6 +5,7 @@
  * AGENT_STEER_NOT_TAKEN saying where the text is, and nothing is typed again.
  */
 import { AppError } from "../../base/errors.ts";
+import { waitUntil } from "../../base/wait.ts";
 import type { AgentRecord } from "./record.ts";
 import type { AgentSession } from "./session.ts";
 import type { SteerPlace } from "./typing.ts";
@@ -69,14 +70,12 @@ export async function steerRunningTurn(session: AgentSession, rec: AgentRecord, 
     return joined;
   }
   // The transcript has the last word where it records steers: this turn's count grows, or a new turn appears.
-  const deadline = Date.now() + CONFIRM_MS;
-  for (;;) {
+  const seen = await waitUntil(async () => {
     const now = await session.turns(pinned);
-    if ((now.turns[target]?.steers ?? 0) > steers) return joined;
-    if (now.turns.length > before.turns.length) {
-      throw notTaken(id, rec, "own_turn", joined, before.turns.length);
-    }
-    if (Date.now() >= deadline) throw notTaken(id, rec, "unconfirmed", joined, null);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+    if ((now.turns[target]?.steers ?? 0) > steers) return "steered";
+    return now.turns.length > before.turns.length ? "own_turn" : null;
+  }, { timeoutMs: CONFIRM_MS, intervalMs: 150 });
+  if (seen.status !== "done") throw notTaken(id, rec, "unconfirmed", joined, null);
+  if (seen.value === "own_turn") throw notTaken(id, rec, "own_turn", joined, before.turns.length);
+  return joined;
 }

@@ -15,6 +15,7 @@
  */
 import type { HarnessAdapter, KeyStep, ScreenState } from "../../harnesses/mod.ts";
 import { AppError } from "../../base/errors.ts";
+import { sleep, waitUntil } from "../../base/wait.ts";
 import { assertInputSize, sanitizeInput, type Terminal } from "../terminal/mod.ts";
 
 /** A prompt as it will be typed. */
@@ -59,8 +60,6 @@ export interface SteerTyping {
   pressed: boolean;
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The typing chokepoint for one agent session (see module doc). */
 export class PaneInput {
   readonly terminal: Terminal;
@@ -87,7 +86,7 @@ export class PaneInput {
   /** Runs harness key steps in order (text steps sanitised unless they are one escape sequence). */
   async steps(steps: KeyStep[]): Promise<void> {
     for (const step of steps) {
-      if ("pauseMs" in step) await pause(step.pauseMs);
+      if ("pauseMs" in step) await sleep(step.pauseMs);
       else if ("key" in step) await this.terminal.typeExact(this.id, { keys: [step.key] });
       else {
         const text = isKeySequence(step.text) ? step.text : sanitizeInput(step.text).text;
@@ -110,15 +109,15 @@ export class PaneInput {
     const clean = sanitizeInput(text).text;
     await this.terminal.typeExact(this.id, { paste: clean, bracketed: true });
     await this.steps(this.adapter.submitSteps);
-    await pause(150);
+    await sleep(150);
     let screen = await this.screen();
     if (!this.adapter.composerHolds(screen, clean)) return false;
     // Some TUIs swallow an Enter that arrives inside a paste burst: press the last key once more.
     const last = [...this.adapter.submitSteps].reverse().find((s) => "key" in s);
     if (last && "key" in last) {
-      await pause(400);
+      await sleep(400);
       await this.key(last.key);
-      await pause(250);
+      await sleep(250);
       screen = await this.screen();
     }
     return this.adapter.composerHolds(screen, clean);
@@ -141,7 +140,7 @@ export class PaneInput {
     let after = await this.#watchPlace(place, (p) => p !== "queued", 3000);
     if (after !== "queued") {
       // A failed "send now" puts the text back in the queue: look once more.
-      await pause(300);
+      await sleep(300);
       after = place(await this.screen());
     }
     return {
@@ -156,11 +155,11 @@ export class PaneInput {
     done: (p: SteerPlace) => boolean,
     ms: number,
   ): Promise<SteerPlace> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const p = place(await this.screen());
-      if (done(p) || Date.now() >= deadline) return p;
-      await pause(100);
-    }
+    const seen = await waitUntil(async () => place(await this.screen()), {
+      timeoutMs: ms,
+      intervalMs: 100,
+      until: done,
+    });
+    return seen.status === "done" ? seen.value : seen.last!;
   }
 }

@@ -6,6 +6,7 @@
  * still open, the same cursor can be waited on again. It never types, never changes the turn marker,
  * and never resends anything.
  */
+import { waitUntil } from "../../base/wait.ts";
 import { getHarness } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import { readAgentRecord } from "./record.ts";
@@ -67,6 +68,12 @@ export interface WaitTurnOptions {
   fallbackTickMs?: number;
 }
 
+/** A look that did not end the wait: the turn seen so far, and whether it started a new watch. */
+interface Pending {
+  turnId: string | null;
+  newWatch: boolean;
+}
+
 /** Waits for turn `cursor` (see module doc). */
 export async function waitForTurn(
   terminal: Terminal,
@@ -83,16 +90,14 @@ export async function waitForTurn(
     error,
     exit_code: EXIT[outcome],
   });
-  const deadline = Date.now() + options.timeoutMs;
   let stuck: { reason: string; since: number } | null = null;
   const maxTick = options.fallbackTickMs ?? MAX_TICK_MS;
-  let delay = options.fallbackTickMs ?? FIRST_TICK_MS;
   // Watches first, then the first look: a write after the look is an event, never lost.
   using waker = new FileWaker(terminal.sessionDir(id));
-  let woke: WakeReason | "first" = "first";
   let sideAt = 0;
   const transcripts = options.transcripts ?? new TranscriptReaders();
-  for (;;) {
+  /** One look: the outcome when the wait is over, else the turn id seen so far. */
+  const look = async (woke: "first" | WakeReason): Promise<WaitOutcome | Pending> => {
     if (options.generation) {
       const meta = await terminal.meta(id).catch(() => null);
       if (meta?.generation !== options.generation) {
@@ -146,17 +151,24 @@ export async function waitForTurn(
         }
       }
     }
-    if (Date.now() >= deadline) return result(options.reportNow ? "running" : "timeout", turn?.turnId ?? null, null);
-    if (options.signal?.aborted) return result("timeout", turn?.turnId ?? null, "cancelled");
     // Wake on the harness's write (a watch on the transcript's directory, or on its nearest existing
     // ancestor until the harness creates it). A watch started just now missed what was written since
     // the look above: look once more before sleeping. The tick is the bounded fallback: it notices a
     // pane that died and a screen that became stuck, and it is the only wake-up where watches fail.
-    if (await waker.follow(loaded.path)) {
-      woke = "change";
-      continue;
-    }
-    woke = await waker.next(Math.min(delay, Math.max(0, deadline - Date.now())), options.signal);
-    delay = Math.min(delay * 2, stuck ? Math.min(STUCK_TICK_MS, maxTick) : maxTick);
-  }
+    return { turnId: turn?.turnId ?? null, newWatch: await waker.follow(loaded.path) };
+  };
+  const out = await waitUntil(look, {
+    timeoutMs: options.timeoutMs,
+    intervalMs: options.fallbackTickMs ?? FIRST_TICK_MS,
+    maxIntervalMs: () => stuck ? Math.min(STUCK_TICK_MS, maxTick) : maxTick,
+    until: (seen) => "schema" in seen,
+    again: (seen) => "newWatch" in seen && seen.newWatch,
+    wake: waker,
+    signal: options.signal,
+  });
+  if (out.status === "done") return out.value as WaitOutcome;
+  const turnId = out.last && "turnId" in out.last ? out.last.turnId : null;
+  return out.status === "aborted"
+    ? result("timeout", turnId, "cancelled")
+    : result(options.reportNow ? "running" : "timeout", turnId, null);
 }

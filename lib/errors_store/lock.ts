@@ -16,18 +16,15 @@
  * NotFound. There is no "check, then delete whatever is at the path" window, so no ABA race.
  */
 import { join } from "node:path";
-import { processAlive, processStartIdentity, sameProcessAlive } from "../../platform/process.ts";
+import { waitUntil } from "../../base/wait.ts";
+import { judgeOwner, type LockOwner, newOwnerToken, ownerRecord, thisProcess } from "../state/mod.ts";
 
 const encoder = new TextEncoder();
 const OWNER_RE = /^owner\.([0-9a-f]{32})\.json$/;
 const LOCK_TMP_RE = /^lock\.[0-9a-f]{32}\.tmp$/;
 
-/** What is written into the owner file. */
-export interface LockOwner {
-  pid: number;
-  identity: string | null;
-  token: string;
-}
+/** What is written into the owner file (the one owner record of lib/state/owner.ts). */
+export type { LockOwner };
 
 /** A held lock. */
 export interface LockHandle {
@@ -45,30 +42,13 @@ export type LockState =
   | { kind: "held"; owner: LockOwner; alive: boolean }
   | { kind: "unusable" };
 
-let myIdentity: string | null | undefined;
-function identity(): string | null {
-  if (myIdentity === undefined) myIdentity = processStartIdentity(Deno.pid);
-  return myIdentity;
-}
-
-let livenessKnown: boolean | undefined;
 /**
- * Whether this process can tell live processes from dead ones at all: it must see itself alive.
- * Without that (no /proc access, no `ps`), every owner counts as alive, so a live lock is never
- * broken; a dead owner's lock then only costs dropped records until a process that can see cleans it.
+ * Where this process cannot tell live processes from dead ones at all (no /proc access, no `ps`), every
+ * owner counts as alive, so a live lock is never broken; a dead owner's lock then only costs dropped
+ * records until a process that can see cleans it. Another hold of this same process is alive too.
  */
-function canJudgeLiveness(): boolean {
-  if (livenessKnown === undefined) livenessKnown = processAlive(Deno.pid);
-  return livenessKnown;
-}
-
 function ownerAlive(owner: LockOwner): boolean {
-  if (!canJudgeLiveness()) return true;
-  return sameProcessAlive(owner.pid, owner.identity);
-}
-
-function newToken(): string {
-  return crypto.randomUUID().replaceAll("-", "");
+  return judgeOwner(owner, { blind: "alive" }) !== "gone";
 }
 
 /** The lock directory inside the store directory. */
@@ -114,7 +94,7 @@ export async function inspectLock(dir: string): Promise<LockState> {
   const owner = parseOwner(text, token);
   // The record is complete before the directory is renamed into place, so an unparsable one can
   // only come from a crash of the whole machine: its writer is gone.
-  if (!owner) return { kind: "held", owner: { pid: 0, identity: null, token }, alive: !canJudgeLiveness() };
+  if (!owner) return { kind: "held", owner: { pid: 0, identity: null, token }, alive: !thisProcess().canJudgeLiveness };
   return { kind: "held", owner, alive: ownerAlive(owner) };
 }
 
@@ -152,10 +132,6 @@ async function buildCandidate(dir: string, owner: LockOwner): Promise<string> {
   return tmp;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 /** Options for {@link acquireLock}. */
 export interface AcquireOptions {
   /** Give up after this long (the caller drops its write). */
@@ -167,42 +143,47 @@ export interface AcquireOptions {
  * the timeout or the lock cannot be used at all. Never throws.
  */
 export async function acquireLock(dir: string, options: AcquireOptions): Promise<LockHandle | null> {
-  const owner: LockOwner = { pid: Deno.pid, identity: identity(), token: newToken() };
+  const owner: LockOwner = ownerRecord(newOwnerToken());
   const path = lockPath(dir);
-  const deadline = Date.now() + options.timeoutMs;
   let tmp: string | null = null;
-  let delay = 1;
-  try {
-    for (;;) {
-      const candidate: string = tmp ?? await buildCandidate(dir, owner);
-      tmp = candidate;
-      try {
-        await Deno.rename(candidate, path);
+  // One try: rename our candidate into place, or clean what stands in the way ("progressed": try again at once).
+  const tryOnce = async (): Promise<LockHandle | "progressed" | "blocked"> => {
+    const candidate: string = tmp ?? await buildCandidate(dir, owner);
+    tmp = candidate;
+    try {
+      await Deno.rename(candidate, path);
+      tmp = null;
+      return handleFor(dir, owner.token);
+    } catch (err) {
+      // Our candidate vanished (a cleaner removed an old-looking temp directory): build it again.
+      if (err instanceof Deno.errors.NotFound) {
+        await Deno.remove(candidate, { recursive: true }).catch(() => {});
         tmp = null;
-        return handleFor(dir, owner.token);
-      } catch (err) {
-        // Our candidate vanished (a cleaner removed an old-looking temp directory): build it again.
-        if (err instanceof Deno.errors.NotFound) {
-          await Deno.remove(candidate, { recursive: true }).catch(() => {});
-          tmp = null;
-        }
-      }
-      const state = await inspectLock(dir);
-      let progressed = false;
-      if (state.kind === "free") {
-        // Windows cannot rename onto an empty directory; rmdir only succeeds while it is still empty.
-        progressed = await Deno.remove(path).then(() => true, () => false);
-      } else if (state.kind === "held" && !state.alive) {
-        progressed = await removeDeadOwner(dir, state.owner.token);
-      } else if (state.kind === "absent") {
-        progressed = true;
-      }
-      if (Date.now() >= deadline) return null;
-      if (!progressed) {
-        await sleep(delay + Math.random() * delay);
-        delay = Math.min(delay * 2, 25);
       }
     }
+    const state = await inspectLock(dir);
+    let progressed = false;
+    if (state.kind === "free") {
+      // Windows cannot rename onto an empty directory; rmdir only succeeds while it is still empty.
+      progressed = await Deno.remove(path).then(() => true, () => false);
+    } else if (state.kind === "held" && !state.alive) {
+      progressed = await removeDeadOwner(dir, state.owner.token);
+    } else if (state.kind === "absent") {
+      progressed = true;
+    }
+    return progressed ? "progressed" : "blocked";
+  };
+  try {
+    // A try that cleaned something is repeated at once; a blocked one backs off (with jitter) up to 25 ms.
+    const got = await waitUntil(tryOnce, {
+      timeoutMs: options.timeoutMs,
+      intervalMs: 1,
+      maxIntervalMs: 25,
+      jitter: true,
+      until: (r) => typeof r !== "string",
+      again: (r) => r === "progressed",
+    });
+    return got.status === "done" && typeof got.value !== "string" ? got.value : null;
   } catch {
     return null;
   } finally {

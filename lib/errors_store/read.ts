@@ -3,6 +3,7 @@
  * should be is refused from lstat before anything is opened, the opened handle must still be that
  * same regular file, the size is capped, and the whole read races a timer.
  */
+import { waitUntil } from "../../base/wait.ts";
 
 /** Largest aggregate accepted; the closed code list keeps the real file far below this. */
 export const MAX_AGGREGATE_BYTES = 64 * 1024;
@@ -22,13 +23,14 @@ const TIMEOUT = Symbol("timeout");
  */
 export async function readRegularFile(path: string, timeoutMs: number): Promise<FileRead> {
   // A writer may rename a new file into place between our lstat and open ("changed"): look again.
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0;; attempt++) {
-    const result = await readOnce(path, Math.max(1, deadline - Date.now()));
-    if (result.kind !== "unreadable" || result.why !== "changed" || attempt >= 8 || Date.now() >= deadline) {
-      return result;
-    }
-  }
+  const started = performance.now();
+  let attempts = 0;
+  const out = await waitUntil(() => readOnce(path, Math.max(1, timeoutMs - (performance.now() - started))), {
+    timeoutMs,
+    intervalMs: 0,
+    until: (result) => result.kind !== "unreadable" || result.why !== "changed" || ++attempts > 8,
+  });
+  return out.status === "done" ? out.value : out.last!;
 }
 
 async function readOnce(path: string, timeoutMs: number): Promise<FileRead> {

@@ -11,6 +11,7 @@
 import { isAbsolute } from "node:path";
 import { loadConfig } from "../../base/config.ts";
 import { defaultStateRoot } from "../../platform/paths.ts";
+import { runProcess } from "../../platform/mod.ts";
 import type { RuntimeCode } from "./codes.ts";
 import { type AggregateEntry, RuntimeErrorStore, type RuntimeErrorStoreOptions } from "./store.ts";
 
@@ -35,8 +36,6 @@ export function reporterFromConfig(value: string | null): ReporterConfig {
   return { kind: "command", reporter: new CommandReporter(path) };
 }
 
-const encoder = new TextEncoder();
-
 /** Runs a local program with the entries on stdin. */
 export class CommandReporter implements Reporter {
   readonly #path: string;
@@ -49,31 +48,16 @@ export class CommandReporter implements Reporter {
 
   /** @throws when the program cannot start, fails or runs out of time. */
   async report(entries: readonly AggregateEntry[]): Promise<void> {
-    const child = new Deno.Command(this.#path, { stdin: "piped", stdout: "null", stderr: "null" }).spawn();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), this.#timeoutMs);
+    // Killed at once on timeout (graceMs 0): a reporter has no state worth a TERM.
+    const out = await runProcess(this.#path, {
+      input: JSON.stringify({ schema: REPORT_SCHEMA, entries }) + "\n",
+      stdout: "null",
+      stderr: "null",
+      timeoutMs: this.#timeoutMs,
+      graceMs: 0,
     });
-    try {
-      const writer = child.stdin.getWriter();
-      const feed = writer.write(encoder.encode(JSON.stringify({ schema: REPORT_SCHEMA, entries }) + "\n"))
-        .then(() => writer.close())
-        .catch(() => {});
-      const outcome = await Promise.race([child.status, timedOut]);
-      if (outcome === "timeout") {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already gone
-        }
-        await child.status;
-        throw new Error("reporter timed out");
-      }
-      await feed;
-      if (!outcome.success) throw new Error("reporter failed");
-    } finally {
-      clearTimeout(timer);
-    }
+    if (out.timedOut) throw new Error("reporter timed out");
+    if (!out.success) throw new Error("reporter failed");
   }
 }
 

@@ -7,6 +7,8 @@
  * ssh itself fails) and the answer from the remote `pty_read(agent_transcript:true, raw:true)`.
  */
 import { AppError, ERROR_CODES, type ErrorCode } from "../../base/errors.ts";
+import { sleep } from "../../base/wait.ts";
+import { runProcess } from "../../platform/mod.ts";
 import {
   controlDirFor,
   relayStartFailure,
@@ -106,7 +108,7 @@ export class RemoteRelay implements Relay {
       await client.connect(transport, { timeout: 60_000 });
     } catch {
       await client.close().catch(() => {});
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
       throw relayStartFailure(target.host, stderr, secretOf(prepared.childEnv));
     }
     const session: RemoteSession = { client, version: client.getServerVersion()?.version, closed: false };
@@ -243,24 +245,17 @@ export class RemoteRelay implements Relay {
         if (child.generation) waitArgs.push("--generation", child.generation);
         waitArgs.push("--timeout", String(Math.ceil(timeoutMs / 1000)));
         const wp = remoteWaitProcess(prepared, waitArgs);
-        const out = await new Deno.Command(wp.executable, {
-          args: wp.args,
-          env: prepared.childEnv,
-          clearEnv: true,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
+        const out = await runProcess(wp.executable, { args: wp.args, env: prepared.childEnv, clearEnv: true });
         let parsed: { outcome?: string; turn_id?: string | null; error?: string | null } = {};
         try {
-          parsed = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop() ?? "{}");
+          parsed = JSON.parse(out.stdout.trim().split("\n").pop() ?? "{}");
         } catch {
           parsed = {};
         }
         const outcome = parsed.outcome;
         if (outcome === "blocked") {
           // Stuck, not finished: keep waiting (the parent can look with pty_observe); do not spin on ssh.
-          await new Promise((r) => setTimeout(r, 5000));
+          await sleep(5000);
           return { outcome: "timeout", turn_id: parsed.turn_id ?? null, error: null };
         }
         if (outcome === "done" || outcome === "closed" || outcome === "error" || outcome === "timeout") {

@@ -4,7 +4,7 @@ import type { Terminal } from "../terminal/mod.ts";
 import type { RuntimeErrorRecorder } from "../errors_store/mod.ts";
 import type { ParentContext, ParentDeliveryManager } from "../agent/delivery/mod.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
-import type { TranscriptReaders } from "../agent/mod.ts";
+import type { ModelCatalogs, TranscriptReaders } from "../agent/mod.ts";
 
 /** Progress reporting for long waits; a no-op when the request carried no progress token. */
 export type ProgressFn = (progress: number, total?: number, message?: string) => Promise<void>;
@@ -24,6 +24,8 @@ export interface ToolDeps {
   remoteDelivery?: ParentDeliveryManager;
   /** The process's incremental transcript readers (handed to the agent layer as AgentDeps.transcripts). */
   transcripts: TranscriptReaders;
+  /** The process's model catalog reads (handed to the agent layer as AgentDeps.catalogs). */
+  catalogs: ModelCatalogs;
   /** Runs a call with `remote` on that host (lib/mcp/relay.ts RemoteRelay; one per process). */
   relay: Relay;
 }

@@ -4,6 +4,9 @@
  * cursor, so nothing is missed or doubled. Any other exit code is the remote waiter's verdict and final.
  */
 
+import { waitUntil } from "../../base/wait.ts";
+import { runProcess } from "../../platform/mod.ts";
+
 /** Options for {@link runRemoteWait}. */
 export interface RemoteWaitOptions {
   /** Give up re-connecting after this long (default 600 s, the waiter's own default). */
@@ -23,27 +26,27 @@ export async function runRemoteWait(args: string[], options: RemoteWaitOptions =
     Deno.stderr.writeSync(new TextEncoder().encode("usage: aiterm-mcp remote-wait -- <ssh argv…>\n"));
     return 2;
   }
-  const deadline = Date.now() + (options.budgetMs ?? 600_000);
-  for (let attempt = 1;; attempt++) {
+  const budgetMs = options.budgetMs ?? 600_000;
+  const started = performance.now();
+  let attempt = 0;
+  const out = await waitUntil(async (): Promise<number> => {
+    attempt++;
     let code: number;
     try {
-      const child = new Deno.Command(argv[0]!, {
-        args: argv.slice(1),
-        stdin: "null",
-        stdout: "inherit",
-        stderr: "inherit",
-      })
-        .spawn();
-      code = (await child.status).code;
+      code = (await runProcess(argv[0]!, { args: argv.slice(1), stdout: "inherit", stderr: "inherit" })).code;
     } catch {
       Deno.stderr.writeSync(new TextEncoder().encode(`aiterm-mcp remote-wait: cannot run ${argv[0]}\n`));
-      return 2;
+      return CANNOT_RUN;
     }
-    if (code !== 255) return code;
-    if (Date.now() >= deadline) return GAVE_UP;
-    Deno.stderr.writeSync(
-      new TextEncoder().encode(`aiterm-mcp remote-wait: ssh failed (attempt ${attempt}); re-observing\n`),
-    );
-    await new Promise((r) => setTimeout(r, options.retryDelayMs ?? 2000));
-  }
+    if (code === 255 && performance.now() - started < budgetMs) {
+      Deno.stderr.writeSync(
+        new TextEncoder().encode(`aiterm-mcp remote-wait: ssh failed (attempt ${attempt}); re-observing\n`),
+      );
+    }
+    return code;
+  }, { timeoutMs: budgetMs, intervalMs: options.retryDelayMs ?? 2000, until: (code) => code !== 255 });
+  return out.status === "done" ? (out.value === CANNOT_RUN ? 2 : out.value) : GAVE_UP;
 }
+
+/** The probe's "the program could not start" (exit 2); never a real exit code. */
+const CANNOT_RUN = -1;

@@ -7,9 +7,11 @@
  * child. Without a passphrase ssh runs with BatchMode=yes and never prompts.
  */
 import { selfCommand } from "../../platform/self_command.ts";
+import { runProcess } from "../../platform/mod.ts";
 import { dirname, join } from "node:path";
 import { CHILD_VARS } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
+import { replaceFile } from "../../base/atomic.ts";
 import { ensurePrivateDir } from "../state/mod.ts";
 import type { RemoteTarget } from "./schema.ts";
 import { sshOptionsProblem } from "./ssh_options.ts";
@@ -140,10 +142,7 @@ async function askpassHelper(controlDir: string): Promise<string> {
   const body = `#!/bin/sh\nprintf '%s\\n' "$${SECRET_VAR}"\n`;
   const current = await Deno.readTextFile(path).catch(() => null);
   if (current !== body) {
-    const tmp = `${path}.${Deno.pid}.tmp`;
-    await Deno.writeTextFile(tmp, body, { mode: 0o700 });
-    await Deno.chmod(tmp, 0o700);
-    await Deno.rename(tmp, path);
+    await replaceFile(path, body, { mode: 0o700, sync: false });
   }
   return path;
 }
@@ -237,21 +236,13 @@ async function run(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command("ssh", {
-    args,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output().catch((err) => {
+  const out = await runProcess("ssh", { args, env, clearEnv: true }).catch((err) => {
     throw new AppError("REMOTE_CONNECT_FAILED", `Cannot run ssh: ${(err as Error).message}`, {
       suggestion: "install an OpenSSH client",
       cause: err,
     });
   });
-  const d = new TextDecoder();
-  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+  return { code: out.code, stdout: out.stdout, stderr: out.stderr };
 }
 
 /** The last meaningful line of ssh's stderr, with anything that looks like the secret removed. */

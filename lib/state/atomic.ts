@@ -1,8 +1,10 @@
 /**
- * Atomic, owner-only files. A state file is written to a temp file beside it, synced, then renamed
- * over the target, so a reader never sees half a file even if the writer is SIGKILLed.
+ * Atomic, owner-only state files, over the one atomic writer (base/atomic.ts): a state file is written
+ * to a temp file beside it, synced, then renamed over the target, so a reader never sees half a file
+ * even if the writer is SIGKILLed. Failures are STATE_WRITE_FAILED here.
  */
 import { AppError } from "../../base/errors.ts";
+import { atomicTempName, replaceFile } from "../../base/atomic.ts";
 
 const encoder = new TextEncoder();
 
@@ -12,8 +14,8 @@ export interface AtomicOptions {
   sync?: boolean;
 }
 
-function tempName(path: string): string {
-  return `${path}.${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}.tmp`;
+function writeFailed(err: unknown): AppError {
+  return new AppError("STATE_WRITE_FAILED", `Cannot write a state file: ${(err as Error).message}`, { cause: err });
 }
 
 /**
@@ -25,25 +27,14 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: AtomicOptions = {},
 ): Promise<void> {
-  const tmp = tempName(path);
   try {
-    const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
-    try {
-      const bytes = typeof data === "string" ? encoder.encode(data) : data;
-      let off = 0;
-      while (off < bytes.length) off += await file.write(bytes.subarray(off));
-      if (options.sync !== false) await file.sync();
-    } finally {
-      file.close();
-    }
-    await Deno.rename(tmp, path);
+    await replaceFile(path, data, { sync: options.sync !== false });
   } catch (err) {
-    await Deno.remove(tmp).catch(() => {});
-    throw new AppError("STATE_WRITE_FAILED", `Cannot write a state file: ${(err as Error).message}`, { cause: err });
+    throw writeFailed(err);
   }
 }
 
-/** A spare file ready to become a hot state file (see {@link prepareHotFile}). */
+/** A spare file ready to become a hot state file (see {@link HotFiles.prepare}). */
 export interface HotSpare {
   /**
    * Writes `text` into the spare and renames it over the target (the old file is first linked aside, so the
@@ -55,60 +46,65 @@ export interface HotSpare {
   abort(): Promise<void>;
 }
 
-/** Copies of hot files replaced by a commit, removed by the next prepare of the same file. */
-const retired = new Map<string, string[]>();
-
 /**
- * The slow half of replacing a small hot state file (a read cursor, the last send), for a caller that has
- * something else to wait for meanwhile (a tmux round trip, a wait for output): creates an empty owner-only
- * spare beside `path`, and removes the copies earlier commits set aside. Creating and freeing inodes is
- * what costs on some disks (about a millisecond each); {@link HotSpare.commit} then does neither, and a
- * reader still sees the old file or the new one, whole. Not synced (like `sync: false`): for files
- * that can be rebuilt.
- * @throws {AppError} STATE_WRITE_FAILED
+ * Small hot state files (a read cursor, the last send) replaced without creating or freeing an inode on the
+ * path that waits: creating and freeing inodes is what costs on some disks (about a millisecond each). One
+ * instance per state root (the Terminal owns it): it remembers the copies its commits set aside, and the
+ * next prepare of the same file removes them.
  */
-export async function prepareHotFile(path: string): Promise<HotSpare> {
-  const spare = tempName(path);
-  const old = retired.get(path)?.splice(0) ?? [];
-  const fail = (err: unknown) =>
-    new AppError("STATE_WRITE_FAILED", `Cannot write a state file: ${(err as Error).message}`, { cause: err });
-  try {
-    await Promise.all([
-      Deno.open(spare, { write: true, createNew: true, mode: 0o600 }).then((f) => f.close()),
-      ...old.map((o) => Deno.remove(o).catch(() => {})),
-    ]);
-  } catch (err) {
-    throw fail(err);
-  }
-  return {
-    commit(text: string) {
-      const aside = `${spare}.old`;
-      let linked = false;
-      try {
-        const file = Deno.openSync(spare, { write: true });
+export class HotFiles {
+  /** Copies of hot files replaced by a commit, removed by the next prepare of the same file. */
+  readonly #retired = new Map<string, string[]>();
+
+  /**
+   * The slow half of replacing `path`, for a caller that has something else to wait for meanwhile (a tmux
+   * round trip, a wait for output): creates an empty owner-only spare beside `path`, and removes the copies
+   * earlier commits set aside. {@link HotSpare.commit} then creates and frees nothing, and a reader still
+   * sees the old file or the new one, whole. Not synced (like `sync: false`): for files that can be rebuilt.
+   * @throws {AppError} STATE_WRITE_FAILED
+   */
+  async prepare(path: string): Promise<HotSpare> {
+    const spare = atomicTempName(path);
+    const old = this.#retired.get(path)?.splice(0) ?? [];
+    try {
+      await Promise.all([
+        Deno.open(spare, { write: true, createNew: true, mode: 0o600 }).then((f) => f.close()),
+        ...old.map((o) => Deno.remove(o).catch(() => {})),
+      ]);
+    } catch (err) {
+      throw writeFailed(err);
+    }
+    const retired = this.#retired;
+    return {
+      commit(text: string) {
+        const aside = `${spare}.old`;
+        let linked = false;
         try {
-          const bytes = encoder.encode(text);
-          let off = 0;
-          while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
-        } finally {
-          file.close();
-        }
-        try {
-          Deno.linkSync(path, aside);
-          linked = true;
+          const file = Deno.openSync(spare, { write: true });
+          try {
+            const bytes = encoder.encode(text);
+            let off = 0;
+            while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+          } finally {
+            file.close();
+          }
+          try {
+            Deno.linkSync(path, aside);
+            linked = true;
+          } catch (err) {
+            if (!(err instanceof Deno.errors.NotFound)) throw err;
+          }
+          Deno.renameSync(spare, path);
         } catch (err) {
-          if (!(err instanceof Deno.errors.NotFound)) throw err;
+          Deno.remove(spare).catch(() => {});
+          throw writeFailed(err);
+        } finally {
+          if (linked) retired.set(path, [...(retired.get(path) ?? []), aside]);
         }
-        Deno.renameSync(spare, path);
-      } catch (err) {
-        Deno.remove(spare).catch(() => {});
-        throw fail(err);
-      } finally {
-        if (linked) retired.set(path, [...(retired.get(path) ?? []), aside]);
-      }
-    },
-    abort: () => Deno.remove(spare).catch(() => {}),
-  };
+      },
+      abort: () => Deno.remove(spare).catch(() => {}),
+    };
+  }
 }
 
 /** Writes JSON atomically (see {@link writeFileAtomic}). */
@@ -144,7 +140,7 @@ export async function readJsonFile<T>(path: string): Promise<T | null> {
  * already existed.
  */
 export async function createExclusiveJson(path: string, value: unknown): Promise<boolean> {
-  const tmp = tempName(path);
+  const tmp = atomicTempName(path);
   await writeFileAtomic(tmp, JSON.stringify(value) + "\n", { sync: false });
   try {
     await Deno.link(tmp, path);

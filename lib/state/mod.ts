@@ -2,11 +2,20 @@
 export { ensurePrivateDir, privateDirProblem } from "./private_dir.ts";
 export {
   createExclusiveJson,
+  HotFiles,
   type HotSpare,
   jsonText,
-  prepareHotFile,
   readJsonFile,
   writeFileAtomic,
   writeJsonAtomic,
 } from "./atomic.ts";
 export { StateLayout } from "./layout.ts";
+export {
+  type JudgeOptions,
+  judgeOwner,
+  type LockOwner,
+  newOwnerToken,
+  ownerRecord,
+  type ThisProcess,
+  thisProcess,
+} from "./owner.ts";

@@ -20,7 +20,7 @@ import type { LastSend } from "./last_send.ts";
 import { waitingAtOwnPrompt } from "./foreground.ts";
 import { promptAt, promptHint, type PromptKind } from "./prompt.ts";
 import { watchLog } from "./log_watch.ts";
-import { paneBatch } from "./pane_batch.ts";
+import { PaneBatch } from "./pane_batch.ts";
 import { readLog } from "./output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
 import type { Program } from "./linear_regex.ts";
@@ -58,6 +58,8 @@ export interface Completion {
 export interface WaitSpec {
   sessionId: string;
   mux: Multiplexer;
+  /** The multiplexer's batched pane questions (the Terminal's; absent: this wait's own). */
+  panes?: PaneBatch;
   /** Segment directory and size; null for a session aiterm has no log for. */
   logDir: string | null;
   segmentBytes: number;
@@ -131,6 +133,7 @@ class Scanner {
 export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   const start = performance.now();
   const elapsed = () => Math.round(performance.now() - start);
+  const panes = spec.panes ?? new PaneBatch(spec.mux);
   const done = (
     c: Omit<Completion, "waited_ms" | "hint" | "prompt"> & { hint?: string | null; prompt?: PromptKind | null },
   ): Completion => ({
@@ -198,7 +201,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     // 1. the pane or its shell ended (checked after the log, at most once a tick: each check spawns tmux)
     if (!pane || performance.now() - paneAt >= TICK_MS) {
       // Shared with every other waiting read: one listing answers them all (./pane_batch.ts).
-      pane = await paneBatch(spec.mux).paneInfo(spec.sessionId);
+      pane = await panes.paneInfo(spec.sessionId);
       paneAt = performance.now();
       await spec.prune?.();
       if (spec.checkWriter && paneAt - writerAt >= WRITER_CHECK_MS) {

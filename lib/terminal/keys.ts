@@ -69,8 +69,11 @@ const ALIASES: Record<string, string> = {
   "kpenter": "KPEnter",
 };
 
-const BY_NAME = new Map<string, Base>(NAMED.map((b) => [b.name.toLowerCase(), b]));
-for (const [alias, name] of Object.entries(ALIASES)) BY_NAME.set(alias, BY_NAME.get(name.toLowerCase())!);
+const BY_NAME: ReadonlyMap<string, Base> = (() => {
+  const byName = new Map<string, Base>(NAMED.map((b) => [b.name.toLowerCase(), b]));
+  for (const [alias, name] of Object.entries(ALIASES)) byName.set(alias, byName.get(name.toLowerCase())!);
+  return byName;
+})();
 
 /** Modifier prefixes: tmux's one-letter forms and the spelled-out ones people type. */
 const MODIFIER = /^(ctrl|control|alt|meta|shift|c|m|s)[-+](.+)$/is;

@@ -20,7 +20,7 @@ import type { StateLayout } from "../state/mod.ts";
 import { gapMarkerName, outputSinkCommand } from "../../platform/mod.ts";
 import type { Multiplexer } from "../../platform/mod.ts";
 import { type LogGap, pruneLog, scanLog } from "./output_log.ts";
-import { paneBatch } from "./pane_batch.ts";
+import { PaneBatch } from "./pane_batch.ts";
 import { readMeta, SESSION_ID_PATTERN, type SessionMeta } from "./session_meta.ts";
 
 /** What a liveness check found and did. */
@@ -49,6 +49,8 @@ export interface CheckOptions {
 export interface LogSupervisorDeps {
   mux: Multiplexer;
   layout: StateLayout;
+  /** The multiplexer's batched pane questions (the Terminal's; absent: this supervisor's own). */
+  panes?: PaneBatch;
 }
 
 const FIRST_RETRY_MS = 1000;
@@ -76,6 +78,7 @@ interface Growth {
 /** Liveness and retention of session logs (see module doc). One per Terminal. */
 export class LogSupervisor {
   readonly #mux: Multiplexer;
+  readonly #panes: PaneBatch;
   readonly #layout: StateLayout;
   /** Called once per writer restart (the runtime-error aggregate counts it). */
   onRestart: (() => void) | null = null;
@@ -97,6 +100,7 @@ export class LogSupervisor {
   constructor(deps: LogSupervisorDeps) {
     this.#mux = deps.mux;
     this.#layout = deps.layout;
+    this.#panes = deps.panes ?? new PaneBatch(deps.mux);
   }
 
   /**
@@ -119,7 +123,7 @@ export class LogSupervisor {
     const seg = meta.segment_bytes;
     const dir = this.#layout.sessionLogDir(meta.id);
     // Asked together with the other sessions' reads when they come at once (./pane_batch.ts).
-    const piped = options.piped !== undefined ? options.piped : await paneBatch(this.#mux).pipeActive(meta.id);
+    const piped = options.piped !== undefined ? options.piped : await this.#panes.pipeActive(meta.id);
     if (piped === null) return null;
     const layout = await scanLog(dir, seg);
     const high = Math.max(this.#high.get(key) ?? 0, options.floor ?? 0);

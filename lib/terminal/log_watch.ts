@@ -9,6 +9,7 @@
  * (a short command writes its echo, its output and its end mark within a few milliseconds, and each
  * must wake the reader at once), then one per {@link MIN_WAKE_GAP_MS} while output streams.
  */
+import { Wake } from "../../base/wake.ts";
 
 /** The least time between two change wake-ups while output streams (after the burst). */
 export const MIN_WAKE_GAP_MS = 20;
@@ -45,72 +46,15 @@ export interface LogWaker extends Disposable {
   next(): Promise<"change" | "tick" | "aborted">;
 }
 
-/** Watches `dir` (if it exists); ticks every `tickMs`. */
+/**
+ * Watches `dir` (if it exists); ticks `tickMs` after each `next()`. Changes are metered by a
+ * {@link WakeMeter} (the watching itself is base/wake.ts's).
+ */
 export function watchLog(dir: string | null, tickMs: number, signal: AbortSignal): LogWaker {
-  let pending: ((v: "change" | "tick" | "aborted") => void) | null = null;
-  let dirty = false;
-  let watcher: Deno.FsWatcher | null = null;
-  const meter = new WakeMeter(performance.now());
-  let deferred: ReturnType<typeof setTimeout> | undefined;
-  const fire = (v: "change" | "tick" | "aborted") => {
-    if (v === "change" && pending) {
-      const wait = meter.delay(performance.now());
-      if (wait > 0) {
-        deferred ??= setTimeout(() => {
-          deferred = undefined;
-          fire("change");
-        }, wait);
-        return;
-      }
-    }
-    if (pending) {
-      if (v === "change") meter.spend();
-      const p = pending;
-      pending = null;
-      p(v);
-    } else if (v === "change") {
-      dirty = true;
-    }
-  };
-  if (dir) {
-    try {
-      watcher = Deno.watchFs(dir, { recursive: false });
-      (async () => {
-        try {
-          for await (const _ of watcher!) fire("change");
-        } catch {
-          // watcher closed
-        }
-      })();
-    } catch {
-      watcher = null;
-    }
-  }
-  const timer = setInterval(() => fire("tick"), tickMs);
-  const onAbort = () => fire("aborted");
-  signal.addEventListener("abort", onAbort);
+  const wake = new Wake({ gate: new WakeMeter(performance.now()) });
+  if (dir) wake.watch(dir);
   return {
-    next() {
-      if (signal.aborted) return Promise.resolve("aborted");
-      return new Promise((resolve) => {
-        pending = resolve;
-        if (dirty) {
-          // A change seen while the reader was busy: delivered now, or when the gap has passed.
-          dirty = false;
-          fire("change");
-        }
-      });
-    },
-    [Symbol.dispose]() {
-      clearInterval(timer);
-      clearTimeout(deferred);
-      signal.removeEventListener("abort", onAbort);
-      try {
-        watcher?.close();
-      } catch {
-        // already closed
-      }
-      fire("aborted");
-    },
+    next: () => wake.next(tickMs, signal),
+    [Symbol.dispose]: () => wake[Symbol.dispose](),
   };
 }

@@ -113,12 +113,3 @@ export class PaneBatch {
     }
   }
 }
-
-const batches = new WeakMap<Multiplexer, PaneBatch>();
-
-/** The {@link PaneBatch} of `mux` (one per multiplexer, made on first use). */
-export function paneBatch(mux: Multiplexer): PaneBatch {
-  let b = batches.get(mux);
-  if (!b) batches.set(mux, b = new PaneBatch(mux));
-  return b;
-}

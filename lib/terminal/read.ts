@@ -3,12 +3,20 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../../base/errors.ts";
-import { type HotSpare, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { type HotSpare, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
 import { logExtent, type LogSlice } from "./output_log.ts";
-import { findLine, fitTail, MAX_PAGE_TEXT_BYTES, readBytePage, readLinePage, type Rendered } from "./read_page.ts";
+import {
+  findLine,
+  fitTail,
+  MAX_PAGE_TEXT_BYTES,
+  type ReadBuffers,
+  readBytePage,
+  readLinePage,
+  type Rendered,
+} from "./read_page.ts";
 import { reduceOutput, stripControl } from "./reduce/mod.ts";
 import { reduceScreen } from "./screen.ts";
 import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
@@ -113,7 +121,7 @@ export async function readSession(
   }
 }
 
-/** The spare file a waiting read prepares for its cursor while it waits (lib/state/atomic.ts prepareHotFile). */
+/** The spare file a waiting read prepares for its cursor while it waits (lib/state/atomic.ts HotFiles). */
 interface CursorSpare {
   spare: Promise<HotSpare | null> | null;
 }
@@ -166,10 +174,13 @@ async function readSessionOnce(
     // same, and the wait sees what the new writer records. Its events come first in the warnings.
     const during: WriterEvent[] = [];
     // The file work of the cursor's update is done while waiting, too.
-    if (logDir && input.cursor == null && !range) cursorSpare.spare = prepareHotFile(cursorFile).catch(() => null);
+    if (logDir && input.cursor == null && !range) {
+      cursorSpare.spare = terminal.hotFiles.prepare(cursorFile).catch(() => null);
+    }
     completion = await waitForCompletion({
       sessionId: id,
       mux: terminal.mux,
+      panes: terminal.panes,
       logDir,
       segmentBytes: seg,
       integration: meta?.integration ?? null,
@@ -264,10 +275,19 @@ async function readSessionOnce(
   const shrank = !whole && input.cursor == null && start > ext.end;
   const suffix = lastSend?.mark_suffix ?? null;
   const page = range
-    ? await readLineRange({ dir: logDir, segmentBytes: seg, id, range, base: input.cursor ?? ext.start, suffix })
+    ? await readLineRange({
+      dir: logDir,
+      segmentBytes: seg,
+      id,
+      range,
+      base: input.cursor ?? ext.start,
+      suffix,
+      buffers: terminal.readBuffers,
+    })
     : await readLogPage({
       dir: logDir,
       segmentBytes: seg,
+      buffers: terminal.readBuffers,
       id,
       input,
       from: input.full ? input.cursor ?? ext.start : start,
@@ -323,6 +343,7 @@ interface LogPage extends Rendered {
 async function readLogPage(o: {
   dir: string;
   segmentBytes: number;
+  buffers: ReadBuffers;
   id: string;
   input: ReadInput;
   from: number;
@@ -356,6 +377,7 @@ async function readLogPage(o: {
   const p = await readBytePage({
     dir: o.dir,
     segmentBytes: o.segmentBytes,
+    buffers: o.buffers,
     from: o.from,
     // JSON escaping makes text a little longer than its bytes (newlines, escapes): start a little under the
     // budget so that a typical page is rendered once.
@@ -378,13 +400,15 @@ async function readLineRange(o: {
   range: { lo: number; hi: number | null };
   base: number;
   suffix: string | null;
+  buffers: ReadBuffers;
 }): Promise<LogPage> {
   const { lo, hi } = o.range;
-  const at = await findLine(o.dir, o.segmentBytes, o.base, lo);
+  const at = await findLine(o.dir, o.segmentBytes, o.base, lo, o.buffers);
   const count = hi === null ? null : hi - lo + 1;
   const p = await readLinePage({
     dir: o.dir,
     segmentBytes: o.segmentBytes,
+    buffers: o.buffers,
     from: at.offset,
     count,
     render: (text) => stripControl(hideSentinel(text, o.suffix, true)).split("\n"),

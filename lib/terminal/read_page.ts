@@ -22,33 +22,38 @@ const NL = 0x0a;
 const decoder = new TextDecoder();
 const EMPTY = new Uint8Array(0);
 
-/**
- * Read buffers handed from one page to the next. A fresh multi-MiB buffer per read is garbage the
- * allocator returns to the OS late, if ever; a read holds a buffer only until its text is decoded.
- * A cache, not state: losing it changes nothing but memory. No buffer is made ahead of a read: without
- * a spare, the read allocates exactly the bytes it finds (a few hundred after a short command), so 200
- * reads finishing at once do not each take a MiB (issue 16 item 5); a large one is kept as a spare.
- */
-const spare: Uint8Array[] = [];
 const SPARE_MAX = 2;
 /** Buffers at least this large are worth keeping for the next page. */
 const SPARE_MIN_BYTES = 256 * 1024;
 
-function takeSpare(size: number): Uint8Array | undefined {
-  const i = spare.findIndex((b) => b.length >= size);
-  return i >= 0 ? spare.splice(i, 1)[0]! : undefined;
-}
+/**
+ * Read buffers handed from one page to the next (one pool per Terminal). A fresh multi-MiB buffer per read
+ * is garbage the allocator returns to the OS late, if ever; a read holds a buffer only until its text is
+ * decoded. A cache, not state: losing it changes nothing but memory. No buffer is made ahead of a read:
+ * without a spare, the read allocates exactly the bytes it finds (a few hundred after a short command),
+ * so 200 reads finishing at once do not each take a MiB (issue 16 item 5); a large one is kept as a spare.
+ */
+export class ReadBuffers {
+  readonly #spare: Uint8Array[] = [];
 
-function giveBack(buffer: Uint8Array): void {
-  if (spare.length < SPARE_MAX && buffer.length >= SPARE_MIN_BYTES) spare.push(buffer);
+  /** A kept buffer of at least `size` bytes, if there is one (it is the caller's until given back). */
+  take(size: number): Uint8Array | undefined {
+    const i = this.#spare.findIndex((b) => b.length >= size);
+    return i >= 0 ? this.#spare.splice(i, 1)[0]! : undefined;
+  }
+
+  /** Keeps `buffer` for a later read when it is large and there is room. */
+  giveBack(buffer: Uint8Array): void {
+    if (this.#spare.length < SPARE_MAX && buffer.length >= SPARE_MIN_BYTES) this.#spare.push(buffer);
+  }
 }
 
 /** Reads into a spare buffer (if one is big enough), runs `use` on the slice, then keeps the buffer for the next read. */
 async function withSlice<T>(
-  read: { dir: string; segmentBytes: number; from: number; maxBytes: number },
+  read: { dir: string; segmentBytes: number; from: number; maxBytes: number; buffers?: ReadBuffers | undefined },
   use: (slice: LogSlice) => T,
 ): Promise<T> {
-  const buffer = takeSpare(read.maxBytes);
+  const buffer = read.buffers?.take(read.maxBytes);
   let fresh: Uint8Array | undefined;
   try {
     const slice = await readLog(read.dir, read.segmentBytes, read.from, read.maxBytes, buffer);
@@ -56,7 +61,7 @@ async function withSlice<T>(
     return use(slice);
   } finally {
     const keep = buffer ?? fresh;
-    if (keep) giveBack(keep);
+    if (keep) read.buffers?.giveBack(keep);
   }
 }
 
@@ -86,6 +91,8 @@ export interface BytePageSpec {
   wholeLines: boolean;
   /** JSON bytes the rendered text may take (default {@link MAX_PAGE_TEXT_BYTES}). */
   budget?: number;
+  /** Buffers kept between reads (absent: each read allocates its own). */
+  buffers?: ReadBuffers;
   render(text: string, textStart: number): Rendered;
 }
 
@@ -151,15 +158,21 @@ export interface LineOffset {
 }
 
 /** Finds a line by scanning newlines in bounded chunks (memory stays one chunk). */
-export async function findLine(dir: string, segmentBytes: number, base: number, line: number): Promise<LineOffset> {
+export async function findLine(
+  dir: string,
+  segmentBytes: number,
+  base: number,
+  line: number,
+  buffers?: ReadBuffers,
+): Promise<LineOffset> {
   // Line 1 starts at the base itself (a read from there clamps it into the log and says truncated).
   if (line <= 1) return { offset: base, found: true, lines: 0, truncated: false };
   // A scan reads many chunks: one buffer for all of them.
-  const buffer = takeSpare(SCAN_CHUNK) ?? new Uint8Array(SCAN_CHUNK);
+  const buffer = buffers?.take(SCAN_CHUNK) ?? new Uint8Array(SCAN_CHUNK);
   try {
     return await countLines(dir, segmentBytes, base, line - 1, buffer);
   } finally {
-    giveBack(buffer);
+    buffers?.giveBack(buffer);
   }
 }
 
@@ -204,6 +217,8 @@ export interface LinePageSpec {
   count: number | null;
   /** JSON bytes the text may take (default {@link MAX_PAGE_TEXT_BYTES}). */
   budget?: number;
+  /** Buffers kept between reads (absent: each read allocates its own). */
+  buffers?: ReadBuffers;
   /** Turns whole log lines (decoded, newline-terminated except perhaps the last) into display lines, one for one. */
   render(text: string): string[];
 }

@@ -19,14 +19,13 @@
  * flock with the record of a live process is an older aiterm's lock, waited for like any other.
  */
 import { AppError } from "../../base/errors.ts";
-import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
-import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
+import { replaceFileSync } from "../../base/atomic.ts";
+import { waitUntil } from "../../base/wait.ts";
+import { judgeOwner, type LockOwner, ownerRecord, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { identityHash } from "../../platform/scratch.ts";
 
-interface LockRecord {
-  pid: number;
-  identity: string | null;
-  token: string;
+/** The owner record (lib/state/owner.ts) and when the hold began. */
+interface LockRecord extends LockOwner {
   at: string;
 }
 
@@ -49,16 +48,10 @@ export interface SendLockHold {
   waited: boolean;
 }
 
-const MY_IDENTITY = processStartIdentity(Deno.pid);
 /** This process's record: one token per process (the flock, not the token, is what excludes). */
-const MY_RECORD: LockRecord = {
-  pid: Deno.pid,
-  identity: MY_IDENTITY,
-  token: crypto.randomUUID(),
-  at: new Date().toISOString(),
-};
+const MY_RECORD: LockRecord = { ...ownerRecord(crypto.randomUUID()), at: new Date().toISOString() };
 const MY_RECORD_TEXT = JSON.stringify(MY_RECORD) + "\n";
-const SPARE_SUFFIX = `.${Deno.pid}-${identityHash(MY_IDENTITY)}.rec`;
+const SPARE_SUFFIX = `.${Deno.pid}-${identityHash(MY_RECORD.identity)}.rec`;
 const decoder = new TextDecoder();
 
 /** The file whose flock is the lock itself. */
@@ -70,7 +63,7 @@ export function flockPath(path: string): string {
 export async function readSendLock(path: string): Promise<{ pid: number; alive: boolean } | null> {
   const rec = await readJsonFile<LockRecord>(path).catch(() => null);
   if (!rec) return null;
-  return { pid: rec.pid, alive: sameProcessAlive(rec.pid, rec.identity) };
+  return { pid: rec.pid, alive: judgeOwner(rec) !== "gone" };
 }
 
 /**
@@ -106,21 +99,22 @@ async function acquire(
   record: LockRecord,
   options: SendLockOptions,
 ): Promise<{ file: Deno.FsFile; hold: SendLockHold }> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  let delay = 2;
-  for (let waited = false;; waited = true) {
-    const got = await attempt(path, record, options);
-    if ("file" in got) return { file: got.file, hold: { ...got.hold, waited } };
-    if (Date.now() > deadline) {
-      throw new AppError(
-        "SEND_LOCK_BUSY",
-        `Cannot send to session "${options.sessionId}": pid ${got.busy ?? "?"} is still sending to it`,
-        { suggestion: "nothing was typed; retry when that send has finished", data: { owner_pid: got.busy } },
-      );
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 20);
+  let tries = 0;
+  const got = await waitUntil(() => (tries++, attempt(path, record, options)), {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    intervalMs: 2,
+    maxIntervalMs: 20,
+    until: (a) => "file" in a,
+  });
+  if (got.status === "done" && "file" in got.value) {
+    return { file: got.value.file, hold: { ...got.value.hold, waited: tries > 1 } };
   }
+  const busy = got.last && "busy" in got.last ? got.last.busy : null;
+  throw new AppError(
+    "SEND_LOCK_BUSY",
+    `Cannot send to session "${options.sessionId}": pid ${busy ?? "?"} is still sending to it`,
+    { suggestion: "nothing was typed; retry when that send has finished", data: { owner_pid: busy } },
+  );
 }
 
 /** One try: the flock, then the record. Anything but a hold releases the flock before returning. */
@@ -138,7 +132,8 @@ async function attempt(path: string, record: LockRecord, options: SendLockOption
     const owner = readOwnerSync(path);
     // Released between the two steps by an older aiterm, or that aiterm holds it right now.
     if (owner === null) return { busy: null };
-    if (owner.pid !== Deno.pid && sameProcessAlive(owner.pid, owner.identity)) return { busy: owner.pid };
+    // A record of this very process was left by a hold of ours (the flock is ours now): ours to take over.
+    if (judgeOwner(owner) === "alive") return { busy: owner.pid };
     if (options.takeover === false) throw staleError(options.sessionId, owner.pid);
     // We hold the flock, so no process of this protocol can touch the record; older ones never replace it.
     await writeJsonAtomic(path, record, { sync: false });
@@ -183,16 +178,9 @@ function linkRecord(path: string, sessionId: string): boolean {
 
 /** Writes this process's record copy beside the lock (whole, then renamed into place). */
 function writeSpare(spare: string, sessionId: string): void {
-  const tmp = `${spare}.tmp`;
   try {
-    Deno.writeTextFileSync(tmp, MY_RECORD_TEXT, { mode: 0o600 });
-    Deno.renameSync(tmp, spare);
+    replaceFileSync(spare, MY_RECORD_TEXT, { sync: false });
   } catch (err) {
-    try {
-      Deno.removeSync(tmp);
-    } catch {
-      // not there
-    }
     if (err instanceof Deno.errors.NotFound) throw closedError(sessionId);
     throw new AppError("STATE_WRITE_FAILED", `Cannot create a lock file: ${(err as Error).message}`, { cause: err });
   }

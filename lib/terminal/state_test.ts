@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
 import { AppError } from "../../base/errors.ts";
-import { createExclusiveJson, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { createExclusiveJson, HotFiles, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { ensurePrivateDir } from "../state/private_dir.ts";
 import { logExtent, pruneLog, readLog } from "./output_log.ts";
 import { withSendLock } from "./send_lock.ts";
@@ -181,8 +181,10 @@ Deno.test("a send lock hold creates no file: the record is a link of this proces
   }
 });
 
-Deno.test("prepareHotFile(): the spare is made ahead, the commit replaces the file whole and frees nothing; the next prepare clears up", async () => {
+Deno.test("HotFiles.prepare(): the spare is made ahead, the commit replaces the file whole and frees nothing; the next prepare clears up", async () => {
   const dir = await Deno.makeTempDir();
+  const hot = new HotFiles();
+  const prepareHotFile = (path: string) => hot.prepare(path);
   try {
     const path = `${dir}/cursor.json`;
     const names = () => [...Deno.readDirSync(dir)].map((e) => e.name).sort();

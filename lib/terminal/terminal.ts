@@ -8,9 +8,9 @@ import { CHILD_VARS, type Config } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
 import {
+  HotFiles,
   type HotSpare,
   jsonText,
-  prepareHotFile,
   readJsonFile,
   StateLayout,
   writeFileAtomic,
@@ -40,6 +40,8 @@ import { logExtent, pruneLog, readLog } from "./output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
 import { NO_PAGER_ENV } from "./pager_env.ts";
 import { readSendLock, withSendLock } from "./send_lock.ts";
+import { PaneBatch } from "./pane_batch.ts";
+import { ReadBuffers } from "./read_page.ts";
 import type { LastSend } from "./last_send.ts";
 import { newGeneration, readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
 
@@ -180,6 +182,12 @@ export class Terminal {
   #oneTripAfter = 0;
   /** Log writer liveness and retention for every session (lib/terminal/log_supervisor.ts). */
   readonly logs: LogSupervisor;
+  /** Pane questions to the multiplexer, batched across concurrent waits (lib/terminal/pane_batch.ts). */
+  readonly panes: PaneBatch;
+  /** Log read buffers kept between reads (lib/terminal/read_page.ts). */
+  readonly readBuffers = new ReadBuffers();
+  /** The read cursors' and last sends' spare files (lib/state/atomic.ts). */
+  readonly hotFiles = new HotFiles();
 
   constructor(deps: TerminalDeps) {
     this.#mux = deps.mux;
@@ -187,7 +195,8 @@ export class Terminal {
     this.#env = deps.env;
     this.#defaultCwd = deps.defaultCwd;
     this.config = deps.config;
-    this.logs = new LogSupervisor({ mux: deps.mux, layout: deps.layout });
+    this.panes = new PaneBatch(deps.mux);
+    this.logs = new LogSupervisor({ mux: deps.mux, layout: deps.layout, panes: this.panes });
   }
 
   get mux(): Multiplexer {
@@ -605,7 +614,7 @@ export class Terminal {
         }
         // The file work of the send's record (a spare file) starts now and runs while the writer is checked and
         // tmux types; the record takes its place once the text was typed.
-        const record = prepareHotFile(this.#layout.sessionLastCommand(input.session_id)).catch(() => null);
+        const record = this.hotFiles.prepare(this.#layout.sessionLastCommand(input.session_id)).catch(() => null);
         let typed: { cursor: number } | null = null;
         try {
           while (!typed) {

@@ -8,6 +8,7 @@
  * up with the output when the wait ends is `REGEX_TIMEOUT`, never a silent "not found".
  */
 import { AppError } from "../../base/errors.ts";
+import { sleep } from "../../base/wait.ts";
 import { type Program, StreamMatcher } from "./linear_regex.ts";
 import { readLog } from "./output_log.ts";
 import { printedText } from "./reduce/mod.ts";
@@ -21,7 +22,7 @@ const MIN_SLICE = 64;
 const MAX_SLICE = 64 * 1024;
 const SLICE_MS = 5;
 
-const yieldToLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const yieldToLoop = () => sleep(0);
 
 /** Watches new output for one `until` (see module doc). */
 export class UntilWatch {

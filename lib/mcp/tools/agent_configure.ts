@@ -53,6 +53,7 @@ export const agentConfigure = defineTool({
       env: deps.env,
       defaultCwd: deps.cwd,
       transcripts: deps.transcripts,
+      catalogs: deps.catalogs,
     }),
   text,
 });

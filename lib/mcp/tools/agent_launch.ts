@@ -36,7 +36,13 @@ function text(out: z.output<typeof LaunchOutputSchema>): string {
 
 async function handler(input: LaunchInput, deps: ToolDeps, ctx: CallContext): Promise<LaunchOut> {
   // The one agent-request pipeline (lib/agent/delivery/request.ts); without a prompt nothing is sent.
-  const agentDeps = { terminal: deps.terminal, env: deps.env, defaultCwd: deps.cwd, transcripts: deps.transcripts };
+  const agentDeps = {
+    terminal: deps.terminal,
+    env: deps.env,
+    defaultCwd: deps.cwd,
+    transcripts: deps.transcripts,
+    catalogs: deps.catalogs,
+  };
   const r = await launchWithRequest({ deps: agentDeps, delivery: deps.delivery, parent: ctx.parent }, input);
   // What this parent must do now (lib/agent/delivery/guidance.ts).
   return { ...r, ...receiptGuidance(ctx.parent, r) };

@@ -59,7 +59,7 @@ export const agentModels = defineTool({
         models: [],
       };
     }
-    const catalog = await fetchCatalog(adapter, bin, deps.env);
+    const catalog = await fetchCatalog(adapter, bin, deps.env, deps.catalogs);
     return {
       schema: "aiterm.agent-models.v1" as const,
       harness: input.harness,
