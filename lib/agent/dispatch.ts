@@ -236,12 +236,12 @@ const SCREEN_LAG_MS = 1_500;
 
 /** Whether the busy display goes away within {@link SCREEN_LAG_MS} (false: still busy, e.g. a turn typed by a person). */
 async function screenCatchesUp(s: AgentSession): Promise<boolean> {
-  const started = Date.now();
-  for (let delay = 10; Date.now() - started < SCREEN_LAG_MS; delay = Math.min(delay * 2, 100)) {
-    await new Promise((r) => setTimeout(r, delay));
-    if ((await s.input.state()).kind !== "busy") return true;
-  }
-  return false;
+  const idle = await waitUntil(async () => (await s.input.state()).kind !== "busy", {
+    timeoutMs: SCREEN_LAG_MS,
+    intervalMs: 10,
+    maxIntervalMs: 100,
+  });
+  return idle.status === "done";
 }
 
 /** Evidence that the turn began: the transcript has it, or the screen shows the busy display. */
