@@ -1,11 +1,25 @@
 /** The harness registry. Imports are static so `deno compile` keeps every adapter. */
-import { claude, claudeBinary } from "./claude/mod.ts";
-import { codex, codexBinary } from "./codex/mod.ts";
-import { cursor, cursorBinary } from "./cursor/mod.ts";
+import { claude, claudeBinary, claudeParent } from "./claude/mod.ts";
+import { codex, codexBinary, codexParent, type CodexQueueFn } from "./codex/mod.ts";
+import { cursor, cursorBinary, cursorParent } from "./cursor/mod.ts";
 import { grok, grokBinary } from "./grok/mod.ts";
-import type { BinarySpec, HarnessAdapter, HarnessId } from "./common/mod.ts";
+import type { BinarySpec, HarnessAdapter, HarnessId, HookStatus, ParentIntegration } from "./common/mod.ts";
 
-export { HARNESS_IDS, resolveBinary } from "./common/mod.ts";
+export { HARNESS_IDS, identifyParent, OTHER_PARENT, parentStoreDirs, resolveBinary } from "./common/mod.ts";
+export { RECEIVE_USAGE, runCursorReceive } from "./cursor/mod.ts";
+export type { CodexQueueFn } from "./codex/mod.ts";
+export type {
+  HookContext,
+  HookStatus,
+  ParentCall,
+  ParentHook,
+  ParentHost,
+  ParentIntegration,
+  ParentReadiness,
+  PushOutcome,
+  ReceiptWarning,
+  ResolvedDestination,
+} from "./common/mod.ts";
 export type {
   ApprovalChoice,
   ApprovalDialog,
@@ -58,4 +72,38 @@ export function harnessBinary(id: HarnessId): BinarySpec {
 /** Every harness id with its binary lookup, in the public enum order. */
 export function listHarnessBinaries(): { id: HarnessId; binary: BinarySpec }[] {
   return (Object.keys(BINARIES) as HarnessId[]).map((id) => ({ id, binary: BINARIES[id] }));
+}
+
+/**
+ * The parent kinds as the public tool schemas list them (`parent_delivery.parent`), in that order;
+ * typed as plain strings because the delivery records keep the kind as a string.
+ */
+export const PARENT_KINDS: readonly [string, ...string[]] = ["codex", "claude", "cursor"];
+
+/** Every code a parent integration's receipt warning may carry (the public schema's enum). */
+export const RECEIPT_WARNING_CODES: readonly [string, ...string[]] = ["CODEX_PARENT_ID_UNAVAILABLE"];
+
+/** What the parent integrations need from the composition root. */
+export interface ParentOptions {
+  /** Whether aiterm's Claude Code hooks are installed (setup reads the settings files). */
+  claudeHooks?: () => Promise<HookStatus>;
+  /** Whether aiterm's Cursor hooks are installed. */
+  cursorHooks?: () => Promise<HookStatus>;
+  /** Codex's queue (tests fake the receiver). */
+  codexQueue?: CodexQueueFn;
+}
+
+/** A process that only runs hooks never asks for hook status. */
+const NOT_READ = () => Promise.resolve({ ready: false, reason: "hook status not read in this process" });
+
+/**
+ * Every AI client as a parent, in the order diagnostics lists them. Imports are static (see above);
+ * the delivery core (lib/agent/delivery) and the hook entry point work over this list only.
+ */
+export function parentIntegrations(options: ParentOptions = {}): ParentIntegration[] {
+  return [
+    claudeParent({ hookStatus: options.claudeHooks ?? NOT_READ }),
+    cursorParent({ hookStatus: options.cursorHooks ?? NOT_READ }),
+    codexParent(options.codexQueue ? { queue: options.codexQueue } : {}),
+  ];
 }

@@ -104,3 +104,5 @@ export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexe
     ...(options.env ? { env: options.env } : {}),
   });
 }
+export { FileWaker, type WakeReason } from "./file_waker.ts";
+export { isCompiled, selfCommand, SERVER_V8_FLAGS, windowsArgumentList } from "./self_command.ts";

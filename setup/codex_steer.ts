@@ -20,8 +20,8 @@ import {
   type CodexSteerSelection,
   readSelection,
   writeSelection,
-} from "../lib/agent/delivery/codex_steer.ts";
-import type { ProcessRef } from "../lib/agent/delivery/store.ts";
+} from "../harnesses/codex/mod.ts";
+import type { ProcessRef } from "../lib/state/mod.ts";
 import { processStartIdentity, sameProcessAlive } from "../platform/mod.ts";
 import { type ConfigPathKind, SetupFailure, updateJsonConfig } from "./config_file.ts";
 import { currentOs, type SetupOs } from "./platform_deps.ts";

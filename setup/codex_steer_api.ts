@@ -2,7 +2,7 @@
  * Codex's own view of the steer hooks through its app-server: `hooks/list` (key, currentHash, trust)
  * and `config/batchWrite` approving exactly aiterm's two keys, then a fresh read-back.
  */
-import { AppServer, type AppServerFailure, recordOf } from "../lib/agent/delivery/codex_app_server.ts";
+import { AppServer, type AppServerFailure, recordOf } from "../harnesses/codex/mod.ts";
 import { SetupFailure } from "./config_file.ts";
 import { type ServerCommand } from "./server_command.ts";
 import { CODEX_STEER_SPECS, codexHooksPath, codexSteerGroup } from "./codex_steer_edit.ts";

@@ -3,7 +3,7 @@
  * replaced in place or removed; other hooks, their order and bytes stay.
  */
 import { join } from "node:path";
-import { CODEX_STEER_HOOK_NAMES } from "../lib/agent/delivery/codex_steer.ts";
+import { CODEX_STEER_HOOK_NAMES } from "../harnesses/codex/mod.ts";
 import { commandLine, splitCommandLine } from "./hook_edit.ts";
 import {
   addMember,

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { assertEquals, assertStringIncludes } from "../tests/helpers/assert.ts";
-import { codexHookStateDir, readSelection } from "../lib/agent/delivery/codex_steer.ts";
+import { codexHookStateDir, readSelection } from "../harnesses/codex/mod.ts";
 import {
   addCodexSteerHooks,
   CODEX_STEER_SPECS,

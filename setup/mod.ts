@@ -150,3 +150,4 @@ export function invokedAsSetup(): boolean {
 }
 
 if (import.meta.main) Deno.exit(await runSetup(Deno.args));
+export { parentHookReaders } from "./parent_hooks.ts";

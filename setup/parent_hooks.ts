@@ -10,6 +10,7 @@
  */
 import { isAbsolute, join } from "node:path";
 import { findExecutable } from "../platform/mod.ts";
+import type { HookStatus } from "../harnesses/mod.ts";
 import { type ConfigPathKind, SetupFailure, updateJsonConfig } from "./config_file.ts";
 import {
   addClaudeParentHooks,
@@ -342,4 +343,25 @@ export async function checkClaudeHookVersion(bin: string | null, env: Record<str
     );
   }
   return version;
+}
+
+/** A hook status as the delivery core reads it: no paths (diagnostics never shows paths), the reason code and the fix. */
+export function hookStatusOf(s: { ready: boolean; reason_code: string | null }): HookStatus {
+  if (s.ready) return { ready: true, reason: null };
+  const fix = s.reason_code === "claude_hooks_disabled"
+    ? "disableAllHooks is set in Claude Code's settings"
+    : "run aiterm-mcp setup";
+  return { ready: false, reason: `${s.reason_code ?? "parent_hooks_missing"}: ${fix}` };
+}
+
+/** The hook status readers the parent integrations get (harnesses/mod.ts parentIntegrations). */
+export function parentHookReaders(env: Record<string, string>): {
+  claudeHooks(): Promise<HookStatus>;
+  cursorHooks(): Promise<HookStatus>;
+} {
+  const home = env.HOME ?? env.USERPROFILE ?? "";
+  return {
+    claudeHooks: () => Promise.resolve(hookStatusOf(claudeParentHookStatus(home, env))),
+    cursorHooks: () => Promise.resolve(hookStatusOf(cursorParentHookStatus(home, env))),
+  };
 }

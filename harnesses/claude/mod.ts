@@ -4,3 +4,4 @@
  */
 export { claude } from "./adapter.ts";
 export { claudeBinary } from "./launch.ts";
+export { claudeParent, type ClaudeParentOptions } from "./parent.ts";

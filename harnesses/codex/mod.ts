@@ -4,3 +4,14 @@
  */
 export { codex } from "./adapter.ts";
 export { codexBinary } from "./launch.ts";
+export { codexParent, type CodexParentOptions, type CodexQueueFn } from "./parent.ts";
+export { AppServer, type AppServerFailure, recordOf } from "./app_server.ts";
+export { addToCodexQueue, CodexDeliveryError, type CodexQueueTarget } from "./queue.ts";
+export {
+  CODEX_STEER_HOOK_NAMES,
+  codexHomeOf,
+  codexHookStateDir,
+  type CodexSteerSelection,
+  readSelection,
+  writeSelection,
+} from "./steer_state.ts";

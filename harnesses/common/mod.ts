@@ -9,3 +9,4 @@ export * from "./types.ts";
 export * from "./catalog.ts";
 export * from "./launch.ts";
 export * from "./transcript.ts";
+export * from "./parent.ts";

@@ -7,3 +7,5 @@
  */
 export { cursor } from "./adapter.ts";
 export { cursorBinary } from "./launch.ts";
+export { cursorParent, type CursorParentOptions } from "./parent.ts";
+export { RECEIVE_USAGE, runCursorReceive } from "./parent_hooks.ts";

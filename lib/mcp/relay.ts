@@ -16,8 +16,9 @@ import {
   SshConnections,
 } from "../remote/mod.ts";
 import type { PreparedRemote, RemoteTarget } from "../remote/mod.ts";
-import type { ChildAccess, ChildBoundary, ParentDeliveryManager, TurnEnd } from "../agent/delivery/mod.ts";
-import { cursorReceiveProcess, type GuidedReceipt, receiptGuidance } from "../agent/delivery/mod.ts";
+import type { ChildAccess, ParentDeliveryManager, TurnEnd } from "../agent/delivery/mod.ts";
+import type { ChildBoundary } from "../state/mod.ts";
+import { type GuidedReceipt, receiptGuidance, receiveProcess } from "../agent/delivery/mod.ts";
 import { Client, StdioClientTransport } from "./sdk.ts";
 import type { CallContext, Relay, ToolDeps } from "./tool.ts";
 import type { Terminal } from "../terminal/mod.ts";
@@ -220,7 +221,8 @@ export class RemoteRelay implements Relay {
       });
       manager.start(rec);
       out.parent_delivery = await manager.receipt(rec);
-      out.wait_process = rec.parent === "cursor" ? cursorReceiveProcess(rec.delivery_id) : null;
+      const receiver = manager.parent(rec.parent)?.receiveSubcommand;
+      out.wait_process = receiver ? receiveProcess(receiver, rec.delivery_id) : null;
       if ("wait_command" in sc) out.wait_command = null;
     } else if (joined && sc.mode === "agent_steer") {
       out.parent_delivery = await manager.receipt(joined);

@@ -6,22 +6,17 @@
  * what the delivery and ownership records say afterwards.
  */
 import { fileURLToPath } from "node:url";
-import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
-import {
-  codexHookStateDir,
-  type CodexSteerDeps,
-  codexSteerHook,
-  type HookOwnership,
-  sha256,
-  threadDir,
-  writeSelection,
-} from "./codex_steer.ts";
-import { envelope } from "./manager.ts";
-import type { WriteFn } from "./receivers.ts";
-import { type DeliveryRecord, DeliveryStore } from "./store.ts";
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { type CodexSteerDeps, codexSteerHook } from "./steer_hook.ts";
+import { codexHookStateDir, type HookOwnership, sha256, threadDir, writeSelection } from "./steer_state.ts";
+import { type DeliveryRecord, DeliveryStore, envelope } from "../../lib/state/mod.ts";
+import type { HookContext } from "../common/mod.ts";
+import { PARENT_DIRS } from "../common/parent_test_kit.ts";
 
-const FAKE = fileURLToPath(new URL("../../../tests/fixtures/bin/fake_codex_app_server.mjs", import.meta.url));
-const MAIN = fileURLToPath(new URL("../../../main.ts", import.meta.url));
+type WriteFn = HookContext["write"];
+
+const FAKE = fileURLToPath(new URL("../../tests/fixtures/bin/fake_codex_app_server.mjs", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 const THREAD = "01a23700-3650-7b30-a89b-c4f237e42cc3";
 const BODY = 'child answer "c1":\nline 2\r\n\tタブ 日本語 ✓ \\n not a newline\u2028end';
 
@@ -52,7 +47,7 @@ async function fixture(mode = "ok", extra: Record<string, string> = {}): Promise
   await Deno.mkdir(`${dir}/home`);
   const queuePath = `${dir}/queue.json`;
   const logPath = `${dir}/requests.jsonl`;
-  const store = new DeliveryStore(`${dir}/state`);
+  const store = new DeliveryStore(`${dir}/state`, PARENT_DIRS);
   const env: Record<string, string> = {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: `${dir}/home`,

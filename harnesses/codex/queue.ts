@@ -12,8 +12,8 @@
  * was queued; `interrupted` means the add request was written and its answer never came, so the
  * caller must treat the delivery as unknown and never send it again.
  */
-import { AppError, type ErrorCode } from "../../../base/errors.ts";
-import { AppServer, type AppServerFailure, listQueue, recordOf, type RpcFailure } from "./codex_app_server.ts";
+import { AppError, type ErrorCode } from "../../base/errors.ts";
+import { AppServer, type AppServerFailure, listQueue, recordOf, type RpcFailure } from "./app_server.ts";
 
 /** Where the answer goes: the parent's Codex binary, its CODEX_HOME and thread. */
 export interface CodexQueueTarget {

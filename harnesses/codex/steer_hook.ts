@@ -23,57 +23,31 @@
  * - Deliveries the queue handed over normally leave a `left_queue` record, so later hooks do not
  *   start an app-server for them again; records of deliveries the store no longer has are removed.
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { AppError } from "../../../base/errors.ts";
-import { createExclusiveJson, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
-import { AppServer, type AppServerFailure, listQueue, recordOf } from "./codex_app_server.ts";
-import { envelope } from "./manager.ts";
-import type { WriteFn } from "./receivers.ts";
-import { alive, type DeliveryRecord, DeliveryStore, me, type ProcessRef, STORE_PREFIXES } from "./store.ts";
-
-/** The two hook events aiterm installs into Codex. */
-export type CodexHookEvent = "post_tool_use" | "stop";
-
-/** `aiterm-mcp hook <name>` of each event (a fixed contract with setup/codex_steer.ts). */
-export const CODEX_STEER_HOOK_NAMES: Record<CodexHookEvent, string> = {
-  post_tool_use: "codex-post-tool-use",
-  stop: "codex-stop",
-};
-
-/** Error code left on a delivery whose hook hand-over cannot be confirmed. */
-export const HOOK_UNCONFIRMED = "CODEX_HOOK_DELIVERY_UNCONFIRMED";
-
-/** What `aiterm-mcp setup --codex-steer` last chose for one Codex home (read by the hooks). */
-export interface CodexSteerSelection {
-  schema: "aiterm.codex-steer-selection.v1";
-  codex_home: string;
-  state: "enabled" | "disabled";
-  /** The hooks.json that holds aiterm's two hooks. */
-  hooks_json: string;
-  /** aiterm's hooks as Codex lists them, with the hash that was approved. */
-  hooks: { name: string; key: string; hash: string }[];
-  /** Codex processes that ran before enabling (they loaded their hooks earlier). */
-  pre_existing: ProcessRef[];
-  updated_at_ms: number;
-}
-
-/** One entry's ownership: who took it out of the queue, and how far that got. */
-export interface HookOwnership {
-  schema: "aiterm.codex-hook-ownership.v1";
-  codex_home: string;
-  thread_id: string;
-  delivery_id: string;
-  queued_submission_id: string | null;
-  body_sha256: string;
-  /** claimed → deleting → deleted → emitted; or left_queue (handed over normally), or unknown. */
-  state: "claimed" | "deleting" | "deleted" | "emitted" | "left_queue" | "unknown";
-  hook: CodexHookEvent | null;
-  turn_id: string | null;
-  tool_use_id: string | null;
-  owner: ProcessRef | null;
-  at_ms: number;
-}
+import { AppError } from "../../base/errors.ts";
+import {
+  alive,
+  createExclusiveJson,
+  type DeliveryRecord,
+  type DeliveryStore,
+  ensurePrivateDir,
+  envelope,
+  me,
+  readJsonFile,
+  writeJsonAtomic,
+} from "../../lib/state/mod.ts";
+import type { HookContext } from "../common/mod.ts";
+import { AppServer, type AppServerFailure, listQueue, recordOf } from "./app_server.ts";
+import { CODEX_PARENT, THREAD_ID } from "./parent_kind.ts";
+import {
+  type CodexHookEvent,
+  HOOK_UNCONFIRMED,
+  type HookOwnership,
+  readSelection,
+  sameHome,
+  sha256,
+  threadDir,
+} from "./steer_state.ts";
 
 /** What a hook needs. */
 export interface CodexSteerDeps {
@@ -88,73 +62,15 @@ export interface CodexSteerDeps {
   /** Environment of the app-server. */
   env: Record<string, string>;
   /** Where the hook's answer to Codex goes (stdout). */
-  write: WriteFn;
+  write: HookContext["write"];
   /** Bound on the app-server exchange (default 20 s). */
   timeoutMs?: number;
   /** Act only when steer is enabled for `codexHome` (default true). */
   requireSelection?: boolean;
 }
 
-const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const CLIENT_INFO = { name: "aiterm-codex-steer", title: "aiterm codex steer", version: "1" };
 const DEFAULT_TIMEOUT_MS = 20_000;
-
-/** sha256 hex. */
-export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
-/** The user's home directory from the environment. */
-function userHome(env: Record<string, string | undefined>): string {
-  return env.HOME || env.USERPROFILE || "";
-}
-
-/** The Codex home a Codex started with `env` uses: `$CODEX_HOME`, else `~/.codex`. */
-export function codexHomeOf(env: Record<string, string | undefined>): string {
-  return env.CODEX_HOME || join(userHome(env), ".codex");
-}
-
-/** Where selection and ownership records live: `~/.config/aiterm-mcp/codex-parent-hooks`. */
-export function codexHookStateDir(env: Record<string, string | undefined>): string {
-  return join(userHome(env), ".config", "aiterm-mcp", "codex-parent-hooks");
-}
-
-/** A Codex home compared by its real path (a symlinked or relative spelling is the same home). */
-export function sameHome(a: string, b: string): boolean {
-  return normalHome(a) === normalHome(b);
-}
-
-function normalHome(p: string): string {
-  let out = p;
-  try {
-    out = Deno.realPathSync(p);
-  } catch {
-    // not there (yet): compare as written
-  }
-  return out.replace(/[\\/]+$/, "");
-}
-
-/** The selection record of one Codex home. */
-export function selectionPath(hookStateDir: string, codexHome: string): string {
-  return join(hookStateDir, `selection-${sha256(normalHome(codexHome)).slice(0, 16)}.json`);
-}
-
-/** Reads the selection of a Codex home (null when none, or unreadable). */
-export async function readSelection(hookStateDir: string, codexHome: string): Promise<CodexSteerSelection | null> {
-  const rec = await readJsonFile<CodexSteerSelection>(selectionPath(hookStateDir, codexHome)).catch(() => null);
-  return rec?.schema === "aiterm.codex-steer-selection.v1" ? rec : null;
-}
-
-/** Saves the selection of a Codex home (private directory, atomic). */
-export async function writeSelection(hookStateDir: string, sel: CodexSteerSelection): Promise<void> {
-  ensurePrivateDir(hookStateDir);
-  await writeJsonAtomic(selectionPath(hookStateDir, sel.codex_home), sel);
-}
-
-/** The private directory of one Codex home and thread. */
-export function threadDir(hookStateDir: string, codexHome: string, threadId: string): string {
-  return join(hookStateDir, "threads", sha256(`${normalHome(codexHome)}\0${threadId}`).slice(0, 32));
-}
 
 function ownershipPath(dir: string, deliveryId: string, bodySha: string): string {
   return join(dir, `${deliveryId}-${bodySha.slice(0, 16)}.json`);
@@ -239,7 +155,7 @@ export async function codexSteerHook(event: CodexHookEvent, stdin: string, deps:
   }
   for (const c of taken) {
     // The delivery first, so a record marked emitted never belongs to a delivery that still looks queued.
-    await c.store.update("codex", c.record.delivery_id, (r) => ({
+    await c.store.update(CODEX_PARENT, c.record.delivery_id, (r) => ({
       ...r,
       state: "submitted",
       sender: null,
@@ -258,14 +174,13 @@ async function note(deps: CodexSteerDeps, text: string): Promise<void> {
 /** aiterm deliveries of this home and thread whose answer was queued (or may have been). */
 async function candidatesFor(deps: CodexSteerDeps, threadId: string, dir: string): Promise<Map<string, Candidate>> {
   const out = new Map<string, Candidate>();
-  for (const prefix of STORE_PREFIXES) {
-    const store = prefix === deps.store.prefix ? deps.store : new DeliveryStore(deps.store.root, prefix);
-    for (const rec of await store.list("codex")) {
+  for (const store of deps.store.all()) {
+    for (const rec of await store.list(CODEX_PARENT)) {
       const queued = (rec.state === "submitted" && rec.received_by === "codex_queue") ||
         (rec.state === "unknown" && rec.error_code === "CODEX_QUEUE_UNCONFIRMED");
       const d = rec.destination;
       if (!queued || d.thread_id !== threadId || !d.codex_home || !sameHome(d.codex_home, deps.codexHome)) continue;
-      const body = await store.readBody("codex", rec.delivery_id);
+      const body = await store.readBody(CODEX_PARENT, rec.delivery_id);
       if (body === null) continue;
       const text = envelope(rec, body);
       const sha = sha256(text);
@@ -305,8 +220,8 @@ async function pruneRecords(owned: Map<string, Owned>, store: DeliveryStore): Pr
   for (const { path, rec } of owned.values()) {
     if (rec.state !== "emitted" && rec.state !== "left_queue") continue;
     let found = false;
-    for (const prefix of STORE_PREFIXES) {
-      if (await new DeliveryStore(store.root, prefix).read("codex", rec.delivery_id)) found = true;
+    for (const s of store.all()) {
+      if (await s.read(CODEX_PARENT, rec.delivery_id)) found = true;
     }
     if (!found || rec.state === "emitted") await Deno.remove(path).catch(() => {});
   }
@@ -320,9 +235,8 @@ async function setOwnership(path: string, change: (o: HookOwnership) => HookOwne
 /** The hand-over of one delivery cannot be confirmed: its record and the delivery become unknown. */
 async function markUnknown(store: DeliveryStore, path: string, deliveryId: string, hook: CodexHookEvent | null) {
   await setOwnership(path, (o) => ({ ...o, state: "unknown", owner: null }));
-  for (const prefix of STORE_PREFIXES) {
-    const s = prefix === store.prefix ? store : new DeliveryStore(store.root, prefix);
-    await s.update("codex", deliveryId, (r) => ({
+  for (const s of store.all()) {
+    await s.update(CODEX_PARENT, deliveryId, (r) => ({
       ...r,
       state: "unknown",
       sender: null,

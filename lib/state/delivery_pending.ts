@@ -1,5 +1,6 @@
 /** The parent deliveries still open for one child session (pty_observe's `agent.pending_deliveries`). */
-import type { DeliveryState, DeliveryStore, ParentKind } from "./store.ts";
+import type { DeliveryState, ParentKind } from "./delivery_record.ts";
+import type { DeliveryStore } from "./delivery_store.ts";
 
 /** One open delivery, as pty_observe reports it. */
 export interface PendingDelivery {
@@ -12,7 +13,6 @@ export interface PendingDelivery {
 /** States in which the answer has not reached the parent yet (failed and unknown are final). */
 type OpenState = "waiting" | "ready" | "sending";
 const OPEN: ReadonlySet<DeliveryState> = new Set<OpenState>(["waiting", "ready", "sending"]);
-const KINDS: readonly ParentKind[] = ["codex", "claude", "cursor"];
 
 function isOpen(state: DeliveryState): state is OpenState {
   return OPEN.has(state);
@@ -25,7 +25,7 @@ export async function pendingDeliveries(
   generation: string | null,
 ): Promise<PendingDelivery[]> {
   const out: (PendingDelivery & { at: number })[] = [];
-  for (const kind of KINDS) {
+  for (const kind of store.kinds) {
     for (const rec of await store.list(kind)) {
       if (rec.child.session_id !== sessionId || rec.child.remote || !isOpen(rec.state)) continue;
       if (generation && rec.child.generation && rec.child.generation !== generation) continue;

@@ -1,126 +1,21 @@
 /**
  * Parent-delivery records on disk. One directory per parent kind (so a reader of one kind never
- * meets a record it does not understand), one shared claims directory (one request at a time per
- * child across parent kinds). A record is `<id>.json`; the child's answer is kept unmodified in
- * `<id>.body`; the one receiver that takes it is decided by creating `<id>.claim.json` exclusively.
+ * meets a record it does not understand; the directory names come from the parent integrations),
+ * one shared claims directory (one request at a time per child across parent kinds). A record is
+ * `<id>.json`; the child's answer is kept unmodified in `<id>.body`; the one receiver that takes it is decided by creating `<id>.claim.json` exclusively.
  * Every change of a record happens under a short per-record lock, so the server, hooks and
  * receivers never overwrite each other's transitions.
  */
 import { join } from "node:path";
-import {
-  createExclusiveJson,
-  ensurePrivateDir,
-  readJsonFile,
-  writeFileAtomic,
-  writeJsonAtomic,
-} from "../../state/mod.ts";
-import { processStartIdentity, sameProcessAlive } from "../../../platform/mod.ts";
-
-/** Who receives answers: the parent AI client kinds with automatic delivery. */
-export type ParentKind = "codex" | "claude" | "cursor";
-
-/** Delivery states (see the README's "Parent delivery"). */
-export type DeliveryState = "waiting" | "ready" | "sending" | "submitted" | "failed" | "unknown";
-
-/** How the child's turn ended. */
-export type ChildOutcome = "done" | "closed" | "rate_limited" | "error";
-
-/** A live process: pid plus its start identity (a reused pid is a different owner). */
-export interface ProcessRef {
-  pid: number;
-  start: string | null;
-}
-
-/** Where the answer goes. Only the fields of the record's parent kind are set. */
-export interface Destination {
-  /** Codex: the thread from the request's `_meta.threadId`, and the Codex home it lives in. */
-  thread_id?: string;
-  codex_home?: string;
-  /** Claude Code: the conversation (PreToolUse session_id) and the tool call that dispatched. */
-  claude_session_id?: string;
-  tool_use_id?: string;
-  /** Cursor: the conversation, bound by the afterMCPExecution/postToolUse hook (null until then). */
-  conversation_id?: string | null;
-}
-
-/** The child turn the delivery waits for (the completion boundary). */
-export interface ChildBoundary {
-  session_id: string;
-  launch_id: string;
-  harness: string;
-  cursor: number;
-  generation: string | null;
-  /** A child on another host: the connection details without any passphrase (null/absent: local). */
-  remote?: Record<string, unknown> | null;
-}
-
-/** `<kind dir>/<delivery_id>.json`. */
-export interface DeliveryRecord {
-  schema: "aiterm.parent-delivery.v1";
-  delivery_id: string;
-  parent: ParentKind;
-  destination: Destination;
-  child: ChildBoundary;
-  state: DeliveryState;
-  child_outcome: ChildOutcome | null;
-  child_turn_id: string | null;
-  /** The harness's error text when the outcome is not done. */
-  child_error: string | null;
-  queued_submission_id: string | null;
-  error_code: string | null;
-  /** The aiterm server observing the child (taken over only when dead). */
-  owner: ProcessRef | null;
-  /** The process sending right now (state sending). */
-  sender: ProcessRef | null;
-  /** Who took the body (hook, receiver, queue). */
-  received_by: string | null;
-  created_at_ms: number;
-  ready_at_ms: number | null;
-  updated_at_ms: number;
-}
-
-/** The public `parent_delivery` receipt field. */
-export interface DeliveryReceipt {
-  delivery_id: string;
-  parent: ParentKind;
-  state: DeliveryState;
-  child_outcome: ChildOutcome | null;
-  child_turn_id: string | null;
-  queued_submission_id: string | null;
-  error_code: string | null;
-}
-
-/** The receipt form of a record. */
-export function receiptOf(rec: DeliveryRecord): DeliveryReceipt {
-  return {
-    delivery_id: rec.delivery_id,
-    parent: rec.parent,
-    state: rec.state,
-    child_outcome: rec.child_outcome,
-    child_turn_id: rec.child_turn_id,
-    queued_submission_id: rec.queued_submission_id,
-    error_code: rec.error_code,
-  };
-}
-
-/** This process as an owner. */
-export function me(): ProcessRef {
-  return { pid: Deno.pid, start: processStartIdentity(Deno.pid) };
-}
-
-/** True when `ref` names a process that is still running (the same incarnation). */
-export function alive(ref: ProcessRef | null): boolean {
-  return ref !== null && sameProcessAlive(ref.pid, ref.start);
-}
+import { createExclusiveJson, readJsonFile, writeFileAtomic, writeJsonAtomic } from "./atomic.ts";
+import { ensurePrivateDir } from "./private_dir.ts";
+import { type DeliveryRecord, envelope, me, type ParentKind } from "./delivery_record.ts";
 
 /** Store prefixes: local children, and remote children (kept apart so an older reader never meets them). */
 export const STORE_PREFIXES = ["", "remote-"] as const;
 
-const KIND_DIRS: Record<ParentKind, string> = {
-  codex: "parent-deliveries",
-  claude: "claude-parent-deliveries",
-  cursor: "cursor-parent-deliveries",
-};
+/** The directory that holds the shared claims (`<prefix>parent-deliveries/claims`). */
+const SHARED_DIR = "parent-deliveries";
 const ID = /^[0-9a-f-]{36}$/;
 const LOCK_STALE_MS = 30_000;
 
@@ -132,29 +27,48 @@ export interface ChildClaim {
   destination_key: string;
 }
 
-/** The delivery store under one state root (`prefix` separates remote children's records). */
+/** Where the answer is written by {@link DeliveryStore.handOver}; rejects when the reader went away. */
+export type HandOverWrite = (text: string) => Promise<void>;
+
+/**
+ * The delivery store under one state root (`prefix` separates remote children's records). `kinds`
+ * maps each parent kind to its record directory (from the parent integrations' `storeDir`).
+ */
 export class DeliveryStore {
   readonly root: string;
   readonly prefix: string;
-  constructor(root: string, prefix = "") {
+  readonly #dirs: Readonly<Record<ParentKind, string>>;
+  constructor(root: string, kinds: Readonly<Record<ParentKind, string>>, prefix = "") {
     this.root = root;
     this.prefix = prefix;
+    this.#dirs = kinds;
+  }
+
+  /** The parent kinds this store knows, in registry order. */
+  get kinds(): ParentKind[] {
+    return Object.keys(this.#dirs);
+  }
+
+  /** The same store for another prefix (local ↔ remote children). */
+  withPrefix(prefix: string): DeliveryStore {
+    return prefix === this.prefix ? this : new DeliveryStore(this.root, this.#dirs, prefix);
+  }
+
+  /** The stores of local and remote children under the same root. */
+  all(): DeliveryStore[] {
+    return STORE_PREFIXES.map((p) => this.withPrefix(p));
   }
 
   dir(kind: ParentKind): string {
-    return join(this.root, this.prefix + KIND_DIRS[kind]);
+    return join(this.root, this.prefix + (this.#dirs[kind] ?? `${kind}-parent-deliveries`));
   }
   get claimsDir(): string {
-    return join(this.root, this.prefix + KIND_DIRS.codex, "claims");
-  }
-  /** Hand-over files of the Claude hooks (PreToolUse records, tool_use_id → delivery index, ended conversations). */
-  get claudeHooksDir(): string {
-    return join(this.root, "claude-parent-hooks");
+    return join(this.root, this.prefix + SHARED_DIR, "claims");
   }
 
   ensure(kind: ParentKind): void {
     ensurePrivateDir(this.root);
-    ensurePrivateDir(join(this.root, this.prefix + KIND_DIRS.codex));
+    ensurePrivateDir(join(this.root, this.prefix + SHARED_DIR));
     ensurePrivateDir(this.claimsDir);
     ensurePrivateDir(this.dir(kind));
   }
@@ -177,7 +91,7 @@ export class DeliveryStore {
 
   /** Finds a record by id in any kind's directory. */
   async find(id: string): Promise<DeliveryRecord | null> {
-    for (const kind of Object.keys(KIND_DIRS) as ParentKind[]) {
+    for (const kind of this.kinds) {
       const rec = await this.read(kind, id);
       if (rec) return rec;
     }
@@ -242,6 +156,40 @@ export class DeliveryStore {
   /** Takes the body for one receiver; false when another receiver already took it. */
   async claimBody(kind: ParentKind, id: string, receiver: string): Promise<boolean> {
     return await createExclusiveJson(this.claimPath(kind, id), { receiver, ...me(), at_ms: Date.now() });
+  }
+
+  /**
+   * Hands one ready body to a receiver: claim, `sending`, write the envelope, `submitted`. Returns
+   * false when the body was not this receiver's to take (already claimed, not ready). A write that
+   * fails leaves `unknown` with the body kept, and throws.
+   */
+  async handOver(kind: ParentKind, rec: DeliveryRecord, receiver: string, write: HandOverWrite): Promise<boolean> {
+    if (rec.state !== "ready") return false;
+    if (!(await this.claimBody(kind, rec.delivery_id, receiver))) return false;
+    const sending = await this.update(
+      kind,
+      rec.delivery_id,
+      (r) => r.state === "ready" ? { ...r, state: "sending", sender: me(), received_by: receiver } : null,
+    );
+    if (sending?.state !== "sending" || sending.sender?.pid !== Deno.pid) return false;
+    const body = await this.readBody(kind, rec.delivery_id);
+    if (body === null) {
+      await this.update(kind, rec.delivery_id, (r) => ({ ...r, state: "failed", error_code: "DELIVERY_BODY_MISSING" }));
+      return false;
+    }
+    try {
+      await write(envelope(sending, body));
+    } catch {
+      await this.update(kind, rec.delivery_id, (r) => ({
+        ...r,
+        state: "unknown",
+        sender: null,
+        error_code: "DELIVERY_OUTPUT_INTERRUPTED",
+      }));
+      throw new Error("the receiver's output was cut off");
+    }
+    await this.update(kind, rec.delivery_id, (r) => ({ ...r, state: "submitted", sender: null }));
+    return true;
   }
 
   async readClaim(childKey: string): Promise<ChildClaim | null> {

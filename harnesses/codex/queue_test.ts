@@ -5,10 +5,10 @@
  * missing binary) are asserted, and that no app-server process (or helper of it) is left behind.
  */
 import { fileURLToPath } from "node:url";
-import { assert, assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
-import { addToCodexQueue, CodexDeliveryError, type CodexQueueTarget } from "./codex_queue.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
+import { addToCodexQueue, CodexDeliveryError, type CodexQueueTarget } from "./queue.ts";
 
-const FAKE = fileURLToPath(new URL("../../../tests/fixtures/bin/fake_codex_app_server.mjs", import.meta.url));
+const FAKE = fileURLToPath(new URL("../../tests/fixtures/bin/fake_codex_app_server.mjs", import.meta.url));
 const THREAD = "01a23700-3650-7b30-a89b-c4f237e42cc3";
 /** Unicode, newlines (LF and CRLF), tabs, quotes, backslashes, JSON line separators and an emoji. */
 const BODY = '[aiterm] answer from child "c1":\nline 2\r\n\tタブ付き 日本語 ✓ 😀\\n not a newline\u2028end\n';
