@@ -26,8 +26,8 @@ import type { Terminal } from "../terminal/mod.ts";
 /** The longest a relayed call may take (pty_read waits up to 600 s). */
 const RELAY_TIMEOUT_MS = 660_000;
 
-/** Tools whose remote receipt may start a child turn that a parent delivery waits for. */
-const AGENT_REQUEST_TOOLS = new Set(["pty_send", "agent_launch", "claude_agent", "codex_agent", "grok_agent"]);
+/** Tools whose remote receipt may start a child turn that a parent delivery waits for (their aliases too). */
+const AGENT_REQUEST_TOOLS = new Set(["pty_send", "agent_launch"]);
 
 /** The connection details a delivery record may keep: everything but the passphrase. */
 export function storableTarget(t: RemoteTarget): Record<string, unknown> {
@@ -186,7 +186,7 @@ export class RemoteRelay implements Relay {
     ctx: CallContext,
   ): Promise<Record<string, unknown>> {
     const { remote: _remote, ...args } = data as Record<string, unknown>;
-    const manager = AGENT_REQUEST_TOOLS.has(tool) ? deps.remoteDelivery : undefined;
+    const manager = AGENT_REQUEST_TOOLS.has(ctx.aliasOf ?? tool) ? deps.remoteDelivery : undefined;
     // Preflight before ssh runs: a parent without its hooks gets nothing sent anywhere.
     const dest = manager ? await manager.resolve(ctx.parent) : null;
     const storable = storableTarget(remote);
@@ -301,7 +301,7 @@ export class RemoteRelay implements Relay {
  * gets this parent's guidance instead, from the receipt as it is after the rewrites above.
  */
 function withGuidance(tool: string, out: Record<string, unknown>, ctx: CallContext): Record<string, unknown> {
-  const agentReceipt = AGENT_REQUEST_TOOLS.has(tool) &&
+  const agentReceipt = AGENT_REQUEST_TOOLS.has(ctx.aliasOf ?? tool) &&
     (tool !== "pty_send" || out.mode === "agent_dispatch" || out.mode === "agent_steer");
   delete out.next;
   delete out.warning;

@@ -42,7 +42,13 @@ export async function callTool(
   try {
     const remote = (parsed.data as { remote?: RemoteTarget }).remote;
     const value = remote
-      ? await deps.relay.relay(def.name, remote, parsed.data, deps, ctx)
+      ? await deps.relay.relay(
+        def.name,
+        remote,
+        parsed.data,
+        deps,
+        def.aliasOf ? { ...ctx, aliasOf: def.aliasOf } : ctx,
+      )
       : await def.handler(parsed.data, deps, ctx);
     const out = def.output.parse(value) as Record<string, unknown>;
     return limitResult(successResult(out, def.text ? def.text(out) : JSON.stringify(out)), def.name);

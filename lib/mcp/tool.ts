@@ -48,6 +48,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** The calling client as a parent (absent outside the MCP server, e.g. in unit tests). */
   parent?: ParentCall;
+  /** The tool the called one is a thin alias of (the relay treats an alias as that tool). */
+  aliasOf?: string;
 }
 
 /** A tool definition. */
