@@ -11,7 +11,7 @@ import { createServer, LineTransport } from "./lib/mcp/mod.ts";
 import { ALL_TOOLS } from "./lib/mcp/tools/mod.ts";
 import { VERSION } from "./base/version.ts";
 import { runWait } from "./lib/wait_cli.ts";
-import { invokedAsSetup, parentHookReaders, runSetup, SETUP_HELP } from "./setup/mod.ts";
+import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
 import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
 import { runRemoteWait } from "./lib/remote/mod.ts";
 import { hookContext, hookNames, runHook } from "./lib/agent/delivery/mod.ts";
@@ -86,7 +86,7 @@ function fail(message: string): never {
 }
 
 async function serve(env: Record<string, string>, config: Config): Promise<void> {
-  const parents = parentIntegrations(parentHookReaders(env));
+  const parents = parentIntegrations({ env });
   const deps = buildDeps({ env, cwd: Deno.cwd(), config, parents });
   const server = createServer(deps, ALL_TOOLS);
   // Our own framing: every malformed or oversized line gets a JSON-RPC error (lib/mcp/stdio_transport.ts).

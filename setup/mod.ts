@@ -150,4 +150,3 @@ export function invokedAsSetup(): boolean {
 }
 
 if (import.meta.main) Deno.exit(await runSetup(Deno.args));
-export { parentHookReaders } from "./parent_hooks.ts";

@@ -15,3 +15,11 @@ export {
   readSelection,
   writeSelection,
 } from "./steer_state.ts";
+export { codexClient } from "./register.ts";
+export {
+  type CodexSteerDetails,
+  type CodexSteerOptions,
+  type CodexSteerResult,
+  type CodexSteerState,
+  runCodexSteer,
+} from "./steer_setup.ts";

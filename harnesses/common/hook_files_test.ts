@@ -1,18 +1,20 @@
-import { assert, assertEquals, assertRejects } from "../tests/helpers/assert.ts";
+import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
 import { SetupFailure } from "./config_file.ts";
 import {
   checkClaudeHookVersion,
   claudeParentHookStatus,
   claudeSettingsPath,
-  cursorHooksPath,
-  cursorParentHookStatus,
   installClaudeParentHooks,
-  installCursorParentHooks,
   parseClaudeVersion,
   uninstallClaudeParentHooks,
+} from "../claude/hook_files.ts";
+import {
+  cursorHooksPath,
+  cursorParentHookStatus,
+  installCursorParentHooks,
   uninstallCursorParentHooks,
-} from "./parent_hooks.ts";
-import { findVendorClis } from "../tests/helpers/vendor.ts";
+} from "../cursor/hook_files.ts";
+import { findVendorClis } from "../../tests/helpers/vendor.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

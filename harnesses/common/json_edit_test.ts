@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import {
   addMember,
   appendArrayItem,

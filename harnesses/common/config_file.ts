@@ -6,7 +6,7 @@
  * ever sees half a file.
  */
 import { basename, dirname, join } from "node:path";
-import { fileModeFor, isReadOnlyFile } from "./platform_deps.ts";
+import { fileModeFor, isReadOnlyFile } from "./host.ts";
 import { type JsonNode, JsonShapeError, JsonSyntaxError, parseJsonSpans } from "./json_edit.ts";
 
 const BOM = "\uFEFF";

@@ -4,8 +4,8 @@
  * approved. The real Codex 0.169.0 is exercised by tests/e2e/codex_steer_real_test.ts.
  */
 import { fileURLToPath } from "node:url";
-import { assertEquals, assertStringIncludes } from "../tests/helpers/assert.ts";
-import { codexHookStateDir, readSelection } from "../harnesses/codex/mod.ts";
+import { assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
+import { codexHookStateDir, readSelection } from "./steer_state.ts";
 import {
   addCodexSteerHooks,
   CODEX_STEER_SPECS,
@@ -14,10 +14,10 @@ import {
   type CodexSteerOptions,
   removeCodexSteerHooks,
   runCodexSteer,
-} from "./codex_steer.ts";
-import { processStartIdentity } from "../platform/mod.ts";
+} from "./steer_setup.ts";
+import { processStartIdentity } from "../../platform/mod.ts";
 
-const FAKE = fileURLToPath(new URL("../tests/fixtures/bin/fake_codex_app_server.mjs", import.meta.url));
+const FAKE = fileURLToPath(new URL("../../tests/fixtures/bin/fake_codex_app_server.mjs", import.meta.url));
 const AITERM = { command: "/opt/aiterm dir/aiterm-mcp", args: [] };
 
 const FOREIGN = `{

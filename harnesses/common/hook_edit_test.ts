@@ -1,18 +1,20 @@
-import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+/** The hook-file edits of Claude Code and Cursor, and the command line they share. */
 import {
   addClaudeParentHooks,
-  addCursorParentHooks,
   CLAUDE_HOOK_MATCHER,
   CLAUDE_HOOK_SPECS,
   claudeHookGroup,
   claudeHookName,
-  commandLine,
+  removeClaudeParentHooks,
+} from "../claude/hook_edit.ts";
+import {
+  addCursorParentHooks,
   cursorHookEntry,
   isCursorHookEntry,
-  removeClaudeParentHooks,
   removeCursorParentHooks,
-  splitCommandLine,
-} from "./hook_edit.ts";
+} from "../cursor/hook_edit.ts";
+import { commandLine, splitCommandLine } from "./hook_json.ts";
 import { JsonShapeError, JsonSyntaxError, parseJsonSpans } from "./json_edit.ts";
 
 const BASE = { command: "/opt/deno", args: ["run", "-A", "/src/aiterm/main.ts"] };

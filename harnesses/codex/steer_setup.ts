@@ -13,20 +13,26 @@
  * - Linux: steer is `unsupported` and enable is refused; the queue delivery works everywhere.
  */
 import { basename } from "node:path";
-import { harnessBinary, resolveBinary } from "../harnesses/mod.ts";
 import {
   codexHomeOf,
   codexHookStateDir,
   type CodexSteerSelection,
   readSelection,
   writeSelection,
-} from "../harnesses/codex/mod.ts";
-import type { ProcessRef } from "../lib/state/mod.ts";
-import { processStartIdentity, sameProcessAlive } from "../platform/mod.ts";
-import { type ConfigPathKind, SetupFailure, updateJsonConfig } from "./config_file.ts";
-import { currentOs, type SetupOs } from "./platform_deps.ts";
-import { type ServerCommand, serverCommand } from "./server_command.ts";
-import { addCodexSteerHooks, CODEX_STEER_SPECS, codexHooksPath, removeCodexSteerHooks } from "./codex_steer_edit.ts";
+} from "./steer_state.ts";
+import type { ProcessRef } from "../../lib/state/mod.ts";
+import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
+import {
+  type ConfigPathKind,
+  currentOs,
+  resolveBinary,
+  type ServerCommand,
+  SetupFailure,
+  type SetupOs,
+  updateJsonConfig,
+} from "../common/mod.ts";
+import { codexBinary } from "./launch.ts";
+import { addCodexSteerHooks, CODEX_STEER_SPECS, codexHooksPath, removeCodexSteerHooks } from "./steer_edit.ts";
 import {
   approveCodexSteerHooks,
   type CodexApi,
@@ -36,10 +42,10 @@ import {
   listHooks,
   realOr,
   withApi,
-} from "./codex_steer_api.ts";
+} from "./steer_api.ts";
 
-export * from "./codex_steer_edit.ts";
-export * from "./codex_steer_api.ts";
+export * from "./steer_edit.ts";
+export * from "./steer_api.ts";
 
 // ---------------------------------------------------------------------------------------------
 // The command
@@ -75,8 +81,8 @@ export interface CodexSteerOptions {
   env: Record<string, string>;
   dryRun: boolean;
   os?: SetupOs;
-  /** The aiterm command the hooks run (default: the registered server command). */
-  server?: () => ServerCommand;
+  /** The aiterm command the hooks run (setup passes its registered server command). */
+  server: () => ServerCommand;
   /** The Codex executable (default: CODEX_BIN, standard paths, PATH). */
   codexBin?: string | null;
   /** Codex processes of this user now (default: from the process table). */
@@ -147,9 +153,7 @@ function api(ctx: Ctx, bin: string): CodexApi {
 }
 
 function codexBinOf(options: CodexSteerOptions): string {
-  const bin = options.codexBin !== undefined
-    ? options.codexBin
-    : resolveBinary(harnessBinary("codex-cli"), options.env);
+  const bin = options.codexBin !== undefined ? options.codexBin : resolveBinary(codexBinary, options.env);
   if (!bin) throw new SetupFailure("codex_not_found", "no codex CLI found (CODEX_BIN, PATH) to approve the hooks with");
   return bin;
 }
@@ -212,7 +216,7 @@ async function enable(ctx: Ctx): Promise<CodexSteerResult> {
   } catch {
     throw new SetupFailure("codex_home_missing", `CODEX_HOME ${ctx.codexHome} is not a directory; start Codex once`);
   }
-  const server = (ctx.options.server ?? serverCommand)();
+  const server = ctx.options.server();
   const bin = codexBinOf(ctx.options);
   // Before anything changes: the Codex processes that will not see the new hooks until restarted.
   const running = (ctx.options.listProcesses ?? (() => codexProcesses(ctx.os)))();
@@ -279,7 +283,7 @@ async function enable(ctx: Ctx): Promise<CodexSteerResult> {
 
 async function disable(ctx: Ctx): Promise<CodexSteerResult> {
   const base = { action: "codex_steer" as const, request: ctx.request };
-  const server = (ctx.options.server ?? serverCommand)();
+  const server = ctx.options.server();
   let bin: string | null = null;
   try {
     bin = codexBinOf(ctx.options);
@@ -357,7 +361,7 @@ async function status(ctx: Ctx): Promise<CodexSteerResult> {
       detail: `Codex steer is not enabled for ${ctx.codexHome}; answers reach Codex through its queue`,
     };
   }
-  const server = (ctx.options.server ?? serverCommand)();
+  const server = ctx.options.server();
   const bin = codexBinOf(ctx.options);
   const listed = await withApi(api(ctx, bin), (conn) => listHooks(conn, ctx.codexHome));
   const { found, missing } = findOurs(listed.hooks, ctx.hooksJson, server, ctx.os);

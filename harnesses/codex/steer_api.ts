@@ -2,10 +2,9 @@
  * Codex's own view of the steer hooks through its app-server: `hooks/list` (key, currentHash, trust)
  * and `config/batchWrite` approving exactly aiterm's two keys, then a fresh read-back.
  */
-import { AppServer, type AppServerFailure, recordOf } from "../harnesses/codex/mod.ts";
-import { SetupFailure } from "./config_file.ts";
-import { type ServerCommand } from "./server_command.ts";
-import { CODEX_STEER_SPECS, codexHooksPath, codexSteerGroup } from "./codex_steer_edit.ts";
+import { AppServer, type AppServerFailure, recordOf } from "./app_server.ts";
+import { type ServerCommand, SetupFailure } from "../common/mod.ts";
+import { CODEX_STEER_SPECS, codexHooksPath, codexSteerGroup } from "./steer_edit.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Codex's own view: hooks/list, config/batchWrite

@@ -3,11 +3,11 @@
  * replaced in place or removed; other hooks, their order and bytes stay.
  */
 import { join } from "node:path";
-import { CODEX_STEER_HOOK_NAMES } from "../harnesses/codex/mod.ts";
-import { commandLine, splitCommandLine } from "./hook_edit.ts";
+import { CODEX_STEER_HOOK_NAMES } from "./steer_state.ts";
 import {
   addMember,
   appendArrayItem,
+  commandLine,
   jsonEqual,
   type JsonMember,
   type JsonNode,
@@ -17,8 +17,9 @@ import {
   removeArrayItem,
   removeMember,
   replaceNode,
-} from "./json_edit.ts";
-import { type ServerCommand } from "./server_command.ts";
+  splitCommandLine,
+} from "../common/mod.ts";
+import { type ServerCommand } from "../common/mod.ts";
 
 /** One hook aiterm installs into Codex. */
 export interface CodexSteerSpec {

@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertRejects } from "../tests/helpers/assert.ts";
+import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
 import { type ConfigContent, SetupFailure, updateJsonConfig, writeFileAtomically } from "./config_file.ts";
 import { setNestedMember } from "./json_edit.ts";
 
