@@ -40,13 +40,6 @@ export {
   uninstallClaudeParentHooks,
 } from "./claude/mod.ts";
 export {
-  type CodexSteerDetails,
-  type CodexSteerOptions,
-  type CodexSteerResult,
-  type CodexSteerState,
-  runCodexSteer,
-} from "./codex/mod.ts";
-export {
   clientConfigPaths,
   type ClientContext,
   type ClientId,

@@ -20,7 +20,7 @@ import {
 import { currentOs, homeDir, type SetupOs } from "./platform_deps.ts";
 import type { ParentHooksResult } from "./result.ts";
 import { serverCommand } from "./server_command.ts";
-import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../harnesses/mod.ts";
+import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../harnesses/codex/mod.ts";
 
 /** The clients whose parent hooks setup installs. */
 export const HOOK_CLIENT_IDS = ["claude", "cursor"] as const;

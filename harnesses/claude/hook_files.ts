@@ -7,18 +7,14 @@ import { join } from "node:path";
 import {
   editHookFile,
   type Env,
-  failedStatus,
   type HookFileChange,
   type HookFileOptions,
+  hookFileStatus,
   isObject,
   jsonEqual,
   type ParentHookStatus,
-  type Problem,
-  problemOf,
-  readConfig,
   type ServerCommand,
   SetupFailure,
-  summarize,
   versionAtLeast,
 } from "../common/mod.ts";
 import {
@@ -40,39 +36,34 @@ export function claudeSettingsPath(env: Env, home: string): string {
 /** The state of aiterm's Claude hooks in the user settings (read-only; never throws). */
 export function claudeParentHookStatus(home: string, env: Env): ParentHookStatus {
   const path = claudeSettingsPath(env, home);
-  const events = CLAUDE_HOOK_SPECS.map((s) => s.event);
-  let doc: unknown;
-  try {
-    doc = readConfig(path, false);
-    if (doc !== undefined && !isObject(doc)) throw new SetupFailure("config_invalid", `${path} is not a JSON object`);
-  } catch (err) {
-    return failedStatus(path, err, events);
-  }
-  const settings = isObject(doc) ? doc : {};
-  const hooks = isObject(settings.hooks) ? settings.hooks : {};
-  const problems = new Map<string, Problem>();
-  for (const spec of CLAUDE_HOOK_SPECS) {
-    const groups = Array.isArray(hooks[spec.event]) ? hooks[spec.event] as unknown[] : [];
-    const found = groups.flatMap((group) =>
-      (isObject(group) && Array.isArray(group.hooks) ? group.hooks : [])
-        .filter((h) => claudeHookName(h) === spec.name)
-        .map((h) => {
-          const { command, args } = h as { command: unknown; args: unknown[] };
-          const argv = [command, ...args.slice(0, -2)];
-          const base = { command: String(command), args: args.slice(0, -2).map(String) };
-          return { argv, wellFormed: jsonEqual(group, claudeHookGroup(spec, base)) };
-        })
-    );
-    const problem = problemOf(found, env);
-    if (problem) problems.set(spec.event, problem);
-  }
-  const disabled = settings.disableAllHooks === true
-    ? {
-      code: "claude_hooks_disabled",
-      reason: `${path} sets disableAllHooks: true, so Claude Code runs no hooks (aiterm leaves that setting to you)`,
-    }
-    : null;
-  return summarize(path, problems, disabled);
+  return hookFileStatus({
+    path,
+    jsonc: false,
+    events: CLAUDE_HOOK_SPECS.map((s) => s.event),
+    entries(settings, event) {
+      const spec = CLAUDE_HOOK_SPECS.find((s) => s.event === event)!;
+      const hooks = isObject(settings.hooks) ? settings.hooks : {};
+      const groups = Array.isArray(hooks[event]) ? hooks[event] as unknown[] : [];
+      return groups.flatMap((group) =>
+        (isObject(group) && Array.isArray(group.hooks) ? group.hooks : [])
+          .filter((h) => claudeHookName(h) === spec.name)
+          .map((h) => {
+            const { command, args } = h as { command: unknown; args: unknown[] };
+            const argv = [command, ...args.slice(0, -2)];
+            const base = { command: String(command), args: args.slice(0, -2).map(String) };
+            return { argv, wellFormed: jsonEqual(group, claudeHookGroup(spec, base)) };
+          })
+      );
+    },
+    blocker: (doc) =>
+      isObject(doc) && doc.disableAllHooks === true
+        ? {
+          code: "claude_hooks_disabled",
+          reason:
+            `${path} sets disableAllHooks: true, so Claude Code runs no hooks (aiterm leaves that setting to you)`,
+        }
+        : null,
+  }, env);
 }
 
 /**

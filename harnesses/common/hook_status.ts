@@ -36,7 +36,7 @@ const PRIORITY = ["parent_hooks_missing", "parent_hooks_outdated", "parent_hook_
 export type Problem = typeof PRIORITY[number];
 
 /** True when argv's program resolves to an executable and every absolute path in it exists. */
-export function runnable(argv: unknown[], env: Env): boolean {
+function runnable(argv: unknown[], env: Env): boolean {
   const [program, ...rest] = argv;
   if (typeof program !== "string" || findExecutable(program, env.PATH) === null) return false;
   for (const a of rest) {
@@ -51,7 +51,7 @@ export function runnable(argv: unknown[], env: Env): boolean {
 }
 
 /** Reads a config as a plain value: undefined when missing; throws SetupFailure config_invalid / config_unreadable. */
-export function readConfig(path: string, jsonc: boolean): unknown {
+function readConfig(path: string, jsonc: boolean): unknown {
   let text: string;
   try {
     text = Deno.readTextFileSync(path);
@@ -70,14 +70,14 @@ export function readConfig(path: string, jsonc: boolean): unknown {
 }
 
 /** The problem with one event's aiterm entries (the best of them counts), or null when one is usable. */
-export function problemOf(found: { argv: unknown[]; wellFormed: boolean }[], env: Env): Problem | null {
+function problemOf(found: { argv: unknown[]; wellFormed: boolean }[], env: Env): Problem | null {
   if (found.length === 0) return "parent_hooks_missing";
   const wellFormed = found.filter((f) => f.wellFormed);
   if (wellFormed.length === 0) return "parent_hooks_outdated";
   return wellFormed.some((f) => runnable(f.argv, env)) ? null : "parent_hook_command_missing";
 }
 
-export function summarize(
+function summarize(
   path: string,
   problems: Map<string, Problem>,
   extra: { code: string; reason: string } | null,
@@ -103,9 +103,48 @@ export function summarize(
   return { ready: true, reason: null, reason_code: null, missing, config_path: path };
 }
 
-export function failedStatus(path: string, err: unknown, events: readonly string[]): ParentHookStatus {
+function failedStatus(path: string, err: unknown, events: readonly string[]): ParentHookStatus {
   const code = err instanceof SetupFailure ? err.reasonCode : "config_invalid";
   return { ready: false, reason: (err as Error).message, reason_code: code, missing: [...events], config_path: path };
+}
+
+/** How one client's hook file is read for {@link hookFileStatus}. */
+export interface HookFileReader {
+  path: string;
+  jsonc: boolean;
+  /** The events aiterm installs an entry for (one entry each). */
+  events: readonly string[];
+  /** Throws SetupFailure when the document is not one this client writes (beyond "not an object"). */
+  check?(doc: Record<string, unknown>): void;
+  /** aiterm's entries under `event`: each with its program argv and whether it is in the installed form. */
+  entries(doc: Record<string, unknown>, event: string): { argv: unknown[]; wellFormed: boolean }[];
+  /** Why the hooks cannot run although they may be in place (`doc` as read: undefined for no file). */
+  blocker?(doc: unknown, problems: ReadonlyMap<string, Problem>): { code: string; reason: string } | null;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The state of aiterm's entries in one hook file (read-only; never throws). */
+export function hookFileStatus(reader: HookFileReader, env: Env): ParentHookStatus {
+  let doc: unknown;
+  try {
+    doc = readConfig(reader.path, reader.jsonc);
+    if (doc !== undefined && !isObject(doc)) {
+      throw new SetupFailure("config_invalid", `${reader.path} is not a JSON object`);
+    }
+    if (isObject(doc)) reader.check?.(doc);
+  } catch (err) {
+    return failedStatus(reader.path, err, reader.events);
+  }
+  const root = isObject(doc) ? doc : {};
+  const problems = new Map<string, Problem>();
+  for (const event of reader.events) {
+    const problem = problemOf(reader.entries(root, event), env);
+    if (problem) problems.set(event, problem);
+  }
+  return summarize(reader.path, problems, reader.blocker?.(doc, problems) ?? null);
 }
 
 /** What an install or removal did to one file. */

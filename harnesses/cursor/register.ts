@@ -1,15 +1,7 @@
 /** Cursor's registration: `mcpServers.aiterm` in `~/.cursor/mcp.json`, edited as a file and read back. */
-import {
-  clientConfigPaths,
-  type ClientIntegration,
-  isDir,
-  type JsonClientSpec,
-  readBackJson,
-  registerJson,
-  resolveBinary,
-  stdioEntryMatches,
-  withoutRemoteFields,
-} from "../common/mod.ts";
+import type { ClientIntegration, JsonClientSpec } from "../common/mod.ts";
+import { clientConfigPaths, isDir, readBackJson, registerJson, resolveBinary } from "../common/mod.ts";
+import { stdioEntryMatches, withoutRemoteFields } from "../common/mod.ts";
 import { cursorBinary } from "./launch.ts";
 
 const CURSOR_SPEC: JsonClientSpec = {

@@ -23,7 +23,7 @@ import { AppServer, recordOf } from "../../harnesses/mod.ts";
 import { addToCodexQueue } from "../../harnesses/mod.ts";
 import { type DeliveryRecord, DeliveryStore, envelope } from "../../lib/state/mod.ts";
 import { parentIntegrations, parentStoreDirs } from "../../harnesses/mod.ts";
-import { runCodexSteer } from "../../harnesses/mod.ts";
+import { runCodexSteer } from "../../harnesses/codex/mod.ts";
 
 const codex = findVendorClis().codex;
 const why = (needTmux: boolean) =>
