@@ -13,7 +13,8 @@
  * caller must treat the delivery as unknown and never send it again.
  */
 import { AppError, type ErrorCode } from "../../base/errors.ts";
-import { AppServer, type AppServerFailure, listQueue, recordOf, type RpcFailure } from "./app_server.ts";
+import { AppServer, type AppServerFailure, recordOf, type RpcFailure } from "./app_server.ts";
+import { listQueue } from "./queue_list.ts";
 
 /** Where the answer goes: the parent's Codex binary, its CODEX_HOME and thread. */
 export interface CodexQueueTarget {

@@ -5,7 +5,15 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { ensurePrivateDir, type ProcessRef, readJsonFile, writeJsonAtomic } from "../../lib/state/mod.ts";
+import {
+  alive,
+  type DeliveryStore,
+  ensurePrivateDir,
+  type ProcessRef,
+  readJsonFile,
+  writeJsonAtomic,
+} from "../../lib/state/mod.ts";
+import { CODEX_PARENT } from "./parent_kind.ts";
 
 /** The two hook events aiterm installs into Codex. */
 export type CodexHookEvent = "post_tool_use" | "stop";
@@ -105,4 +113,56 @@ export async function writeSelection(hookStateDir: string, sel: CodexSteerSelect
 /** The private directory of one Codex home and thread. */
 export function threadDir(hookStateDir: string, codexHome: string, threadId: string): string {
   return join(hookStateDir, "threads", sha256(`${normalHome(codexHome)}\0${threadId}`).slice(0, 32));
+}
+
+/** The ownership record of one delivery's queue entry (its body's hash in the name). */
+export function ownershipPath(dir: string, deliveryId: string, bodySha: string): string {
+  return join(dir, `${deliveryId}-${bodySha.slice(0, 16)}.json`);
+}
+
+/** An ownership record and where it is. */
+export interface Owned {
+  path: string;
+  rec: HookOwnership;
+}
+
+/** The ownership records of one thread's directory. */
+export async function ownershipsIn(dir: string): Promise<Map<string, Owned>> {
+  const out = new Map<string, Owned>();
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !/^[0-9a-f-]{36}-[0-9a-f]{16}\.json$/.test(e.name)) continue;
+      const path = join(dir, e.name);
+      const rec = await readJsonFile<HookOwnership>(path).catch(() => null);
+      if (rec?.schema === "aiterm.codex-hook-ownership.v1") out.set(path, { path, rec });
+    }
+  } catch {
+    // no directory yet
+  }
+  return out;
+}
+
+/** An entry whose owner died before finishing. */
+export function needsResolving(o: HookOwnership): boolean {
+  return (o.state === "claimed" || o.state === "deleting" || o.state === "deleted") && !alive(o.owner);
+}
+
+/** Rewrites an ownership record (when it still exists). */
+export async function setOwnership(path: string, change: (o: HookOwnership) => HookOwnership): Promise<void> {
+  const cur = await readJsonFile<HookOwnership>(path).catch(() => null);
+  if (cur) await writeJsonAtomic(path, { ...change(cur), at_ms: Date.now() });
+}
+
+/** The hand-over of one delivery cannot be confirmed: its record and the delivery become unknown. */
+export async function markUnknown(store: DeliveryStore, path: string, deliveryId: string, hook: CodexHookEvent | null) {
+  await setOwnership(path, (o) => ({ ...o, state: "unknown", owner: null }));
+  for (const s of store.all()) {
+    await s.update(CODEX_PARENT, deliveryId, (r) => ({
+      ...r,
+      state: "unknown",
+      sender: null,
+      error_code: HOOK_UNCONFIRMED,
+      received_by: hook ? `codex_${hook}` : r.received_by,
+    }));
+  }
 }
