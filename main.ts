@@ -15,7 +15,7 @@ import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
 import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
 import { runRemoteWait } from "./lib/remote/mod.ts";
 import { hookContext, hookNames, runHook } from "./lib/agent/delivery/mod.ts";
-import { parentIntegrations, RECEIVE_USAGE, runCursorReceive } from "./harnesses/mod.ts";
+import { parentIntegrations, RECEIVE_USAGE, runCursorReceive } from "./harnesses/clients/mod.ts";
 
 /** One subcommand: its line in `aiterm-mcp --help` and its own `--help` text. */
 export interface Subcommand {

@@ -6,7 +6,7 @@ import type { ToolDeps } from "./mcp/mod.ts";
 import { VERSION } from "../base/version.ts";
 import { runtimeCodeFor, RuntimeErrorRecorder, WriteQueue } from "./errors_store/mod.ts";
 import { ParentDeliveryManager } from "./agent/delivery/mod.ts";
-import { type ParentIntegration, parentStoreDirs } from "../harnesses/mod.ts";
+import { type ParentIntegration, parentStoreDirs } from "../harnesses/clients/mod.ts";
 import { RemoteRelay } from "./mcp/mod.ts";
 import { TranscriptReaders } from "./agent/mod.ts";
 import type { Config } from "../base/config.ts";

@@ -4,9 +4,9 @@
  * and `--codex-steer status|enable|disable`.
  */
 import { VERSION } from "../base/version.ts";
-import type { ClientContext, Detection } from "../harnesses/mod.ts";
-import { SetupFailure } from "../harnesses/mod.ts";
-import { removeClaudeParentHooks, removeCursorParentHooks } from "../harnesses/mod.ts";
+import type { ClientContext, Detection } from "../harnesses/clients/mod.ts";
+import { SetupFailure } from "../harnesses/clients/mod.ts";
+import { removeClaudeParentHooks, removeCursorParentHooks } from "../harnesses/clients/mod.ts";
 import {
   checkClaudeHookVersion,
   claudeParentHookStatus,
@@ -16,11 +16,11 @@ import {
   installCursorParentHooks,
   uninstallClaudeParentHooks,
   uninstallCursorParentHooks,
-} from "../harnesses/mod.ts";
+} from "../harnesses/clients/mod.ts";
 import { currentOs, homeDir, type SetupOs } from "./platform_deps.ts";
 import type { ParentHooksResult } from "./result.ts";
 import { serverCommand } from "./server_command.ts";
-import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../harnesses/codex/mod.ts";
+import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../harnesses/clients/mod.ts";
 
 /** The clients whose parent hooks setup installs. */
 export const HOOK_CLIENT_IDS = ["claude", "cursor"] as const;

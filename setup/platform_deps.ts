@@ -4,7 +4,7 @@
  * that command is run, and the shell line the smoke test types.
  */
 import { knobFrom } from "../base/config.ts";
-import { currentOs, displayCommand, type SetupOs, versionAtLeast } from "../harnesses/mod.ts";
+import { currentOs, displayCommand, type SetupOs, versionAtLeast } from "../harnesses/clients/mod.ts";
 import { findExecutable, parseTmuxVersion, TMUX_MIN_VERSION, tmuxInstallHint } from "../platform/mod.ts";
 
 export {
@@ -16,7 +16,7 @@ export {
   isReadOnlyFile,
   type SetupOs,
   versionAtLeast,
-} from "../harnesses/mod.ts";
+} from "../harnesses/clients/mod.ts";
 
 const decoder = new TextDecoder();
 

@@ -6,9 +6,9 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isCompiled } from "../platform/self_command.ts";
-import { type ServerCommand, SetupFailure } from "../harnesses/mod.ts";
+import { type ServerCommand, SetupFailure } from "../harnesses/clients/mod.ts";
 
-export { sameCommand, type ServerCommand } from "../harnesses/mod.ts";
+export { sameCommand, type ServerCommand } from "../harnesses/clients/mod.ts";
 
 /** True when this executable's name is `aiterm-setup` (the release ships setup under that name too). */
 export function isSetupName(path: string): boolean {

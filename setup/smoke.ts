@@ -10,7 +10,7 @@ import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
 import type { CallToolResult } from "../lib/mcp/sdk.ts";
 import { createTmux } from "../platform/mod.ts";
 import { VERSION } from "../base/version.ts";
-import { SetupFailure } from "../harnesses/mod.ts";
+import { SetupFailure } from "../harnesses/clients/mod.ts";
 import { currentOs, makeShortTempDir, smokeProbe } from "./platform_deps.ts";
 import type { ServerCommand } from "./server_command.ts";
 

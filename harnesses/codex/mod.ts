@@ -4,8 +4,3 @@
  */
 export { codex } from "./adapter.ts";
 export { codexBinary } from "./launch.ts";
-export { codexParent, type CodexQueueFn } from "./parent.ts";
-export { AppServer, recordOf } from "./app_server.ts";
-export { addToCodexQueue, CodexDeliveryError } from "./queue.ts";
-export { codexClient } from "./register.ts";
-export { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "./steer_setup.ts";

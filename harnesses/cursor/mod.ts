@@ -7,13 +7,3 @@
  */
 export { cursor } from "./adapter.ts";
 export { cursorBinary } from "./launch.ts";
-export { cursorParent, type CursorParentOptions } from "./parent.ts";
-export { RECEIVE_USAGE, runCursorReceive } from "./parent_hooks.ts";
-export { cursorClient } from "./register.ts";
-export { CURSOR_HOOK_EVENTS, CURSOR_HOOK_NAME, removeCursorParentHooks } from "./hook_edit.ts";
-export {
-  cursorHooksPath,
-  cursorParentHookStatus,
-  installCursorParentHooks,
-  uninstallCursorParentHooks,
-} from "./hook_files.ts";

@@ -6,4 +6,3 @@ export { grok } from "./adapter.ts";
 export { grokBinary } from "./launch.ts";
 export { classifyGrokScreen, grokComposerText } from "./screen.ts";
 export { grokCwdKey } from "./session.ts";
-export { grokClient } from "./register.ts";

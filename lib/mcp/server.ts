@@ -13,7 +13,7 @@ import type { RemoteTarget } from "../remote/mod.ts";
 import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
 import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
 import { serverInstructions } from "../agent/delivery/mod.ts";
-import { identifyParent, type ParentIntegration } from "../../harnesses/mod.ts";
+import { identifyParent, type ParentIntegration } from "../../harnesses/clients/mod.ts";
 import { toolListing } from "./listing.ts";
 
 // The tools/list entries (slim advertised schemas, structure-only output schemas): lib/mcp/listing.ts.

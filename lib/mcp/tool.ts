@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Terminal } from "../terminal/mod.ts";
 import type { RuntimeErrorRecorder } from "../errors_store/mod.ts";
 import type { ParentDeliveryManager } from "../agent/delivery/mod.ts";
-import type { ParentCall, ParentIntegration } from "../../harnesses/mod.ts";
+import type { ParentCall, ParentIntegration } from "../../harnesses/clients/mod.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
 import type { TranscriptReaders } from "../agent/mod.ts";
 

@@ -19,11 +19,11 @@ import { eventually, hasTmux } from "../helpers/env.ts";
 import { findVendorClis, PrivateTmux, type VendorHome, vendorHome } from "../helpers/vendor.ts";
 import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
 import type { FakeServer } from "../fixtures/fake_api/mod.ts";
-import { AppServer, recordOf } from "../../harnesses/mod.ts";
-import { addToCodexQueue } from "../../harnesses/mod.ts";
+import { AppServer, recordOf } from "../../harnesses/clients/mod.ts";
+import { addToCodexQueue } from "../../harnesses/clients/mod.ts";
 import { type DeliveryRecord, DeliveryStore, envelope } from "../../lib/state/mod.ts";
-import { parentIntegrations, parentStoreDirs } from "../../harnesses/mod.ts";
-import { runCodexSteer } from "../../harnesses/codex/mod.ts";
+import { parentIntegrations, parentStoreDirs } from "../../harnesses/clients/mod.ts";
+import { runCodexSteer } from "../../harnesses/clients/mod.ts";
 
 const codex = findVendorClis().codex;
 const why = (needTmux: boolean) =>

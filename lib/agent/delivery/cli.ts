@@ -6,7 +6,7 @@
  */
 import { defaultStateRoot } from "../../../platform/mod.ts";
 import { DeliveryStore } from "../../state/mod.ts";
-import { type HookContext, type ParentIntegration, parentStoreDirs } from "../../../harnesses/mod.ts";
+import { type HookContext, type ParentIntegration, parentStoreDirs } from "../../../harnesses/clients/mod.ts";
 
 const write: HookContext["write"] = async (stream, text) => {
   const w = (stream === "stdout" ? Deno.stdout : Deno.stderr).writable.getWriter();

@@ -9,7 +9,7 @@
  * in the instructions, and its receipt warning, come from its integration.
  */
 import type { WaitProcess } from "../wait_process.ts";
-import type { ParentCall, ReceiptWarning } from "../../../harnesses/mod.ts";
+import type { ParentCall, ReceiptWarning } from "../../../harnesses/clients/mod.ts";
 import type { DeliveryReceipt } from "../../state/mod.ts";
 
 export type { ReceiptWarning };

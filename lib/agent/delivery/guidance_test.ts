@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
 import { type GuidedReceipt, receiptGuidance, serverInstructions } from "./guidance.ts";
-import { type ParentCall, parentIntegrations } from "../../../harnesses/mod.ts";
+import { type ParentCall, parentIntegrations } from "../../../harnesses/clients/mod.ts";
 
 const parents = parentIntegrations();
 /** A call as the server identifies it: the integration of `kind` with the request's ref. */

@@ -28,7 +28,7 @@ import type {
   ParentIntegration,
   ParentReadiness,
   ResolvedDestination,
-} from "../../../harnesses/mod.ts";
+} from "../../../harnesses/clients/mod.ts";
 import type { AgentDeps } from "../session.ts";
 import type { AgentRecord } from "../record.ts";
 import { readAnswer } from "../answer.ts";

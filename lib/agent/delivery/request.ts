@@ -22,7 +22,7 @@ import type { AgentDeps } from "../session.ts";
 import { startupTimeoutMs } from "../startup.ts";
 import { cleanPrompt } from "../typing.ts";
 import type { ParentDeliveryManager } from "./manager.ts";
-import type { ParentCall } from "../../../harnesses/mod.ts";
+import type { ParentCall } from "../../../harnesses/clients/mod.ts";
 import type { DeliveryReceipt } from "../../state/mod.ts";
 
 /** What a request's receipt says about delivery. */

@@ -1,7 +1,8 @@
 /** Schemas shared by agent_launch, its deprecated aliases and pty_send's agent receipts. */
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS } from "../../remote/mod.ts";
-import { HARNESS_IDS, PARENT_KINDS, RECEIPT_WARNING_CODES } from "../../../harnesses/mod.ts";
+import { HARNESS_IDS } from "../../../harnesses/mod.ts";
+import { PARENT_KINDS, RECEIPT_WARNING_CODES } from "../../../harnesses/clients/mod.ts";
 
 export const HarnessSchema = z.enum(HARNESS_IDS).describe(
   "The agent CLI (it owns the agent loop, auth, hooks and transcript; the model is a separate choice)",

@@ -3,7 +3,7 @@ import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { agentSessionView } from "../../agent/mod.ts";
 import { observeSession } from "../../terminal/mod.ts";
 import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
-import { PARENT_KINDS } from "../../../harnesses/mod.ts";
+import { PARENT_KINDS } from "../../../harnesses/clients/mod.ts";
 
 const ProcessIdentitySchema = z.object({
   pid: z.number().int().describe("Process id"),
