@@ -15,7 +15,8 @@
  *
  * Enforced since issue 19 (see docs/adr/0028-parent-integrations-per-vendor.md): the layer arrows
  * (`lib-setup`, `platform-lib`, `base-*`, `harnesses-lib` but lib/state, …), `product-cycle`,
- * `folder-cycle` (no two folders import each other) and `vendor-literal` (no AI-client name in lib/
+ * `folder-cycle` (no two folders import each other), `mod-boundary` (a folder with a mod.ts is entered
+ * only through it, except {@link MOD_BOUNDARY_ALLOW}) and `vendor-literal` (no AI-client name in lib/
  * outside {@link VENDOR_LITERAL_ALLOW}: vendor logic lives in harnesses/<vendor>/).
  *
  * Usage: `deno run -A scripts/check_imports.ts [root]` (root defaults to the repository).
@@ -397,11 +398,17 @@ export const RULES: Rule[] = [
 ];
 
 /** Rules written for issue 19 and enforced once the restructuring that satisfies them lands. */
-const NOT_YET = new Set(["bench-tests", "mod-boundary"]);
+const NOT_YET = new Set(["bench-tests"]);
 for (const rule of RULES) if (NOT_YET.has(rule.id)) rule.enforced = false;
 
 /** Files that import past a mod.ts, each with the reason. */
-const MOD_BOUNDARY_ALLOW = new Map<string, string>([]);
+const MOD_BOUNDARY_ALLOW = new Map<string, string>([
+  [
+    "lib/wait_cli.ts",
+    "aiterm-wait imports the waiter alone: lib/agent/mod.ts also re-exports launch and dispatch, which would load " +
+    "the MCP-side modules it must not carry (tests/static/wait_graph_test.ts)",
+  ],
+]);
 
 /**
  * lib/ files (or folders, ending in `/`) that may name a vendor, each with the reason. Everything

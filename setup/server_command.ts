@@ -5,7 +5,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isCompiled } from "../platform/self_command.ts";
+import { isCompiled } from "../platform/mod.ts";
 import { type ServerCommand, SetupFailure } from "../harnesses/clients/mod.ts";
 
 export { sameCommand, type ServerCommand } from "../harnesses/clients/mod.ts";

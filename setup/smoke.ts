@@ -6,8 +6,7 @@
  */
 import { knobEnv, knobFrom, VAR_PREFIX } from "../base/config.ts";
 import { join } from "node:path";
-import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
-import type { CallToolResult } from "../lib/mcp/sdk.ts";
+import { type CallToolResult, Client, StdioClientTransport } from "../lib/mcp/mod.ts";
 import { createTmux } from "../platform/mod.ts";
 import { VERSION } from "../base/version.ts";
 import { SetupFailure } from "../harnesses/clients/mod.ts";

@@ -6,7 +6,7 @@
 import { extname, isAbsolute } from "node:path";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
-import { windowsArgumentList } from "../../platform/self_command.ts";
+import { windowsArgumentList } from "../../platform/mod.ts";
 import {
   getHarness,
   HARNESS_IDS,

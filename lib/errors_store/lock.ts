@@ -16,7 +16,7 @@
  * NotFound. There is no "check, then delete whatever is at the path" window, so no ABA race.
  */
 import { join } from "node:path";
-import { processAlive, processStartIdentity, sameProcessAlive } from "../../platform/process.ts";
+import { processAlive, processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
 
 const encoder = new TextEncoder();
 const OWNER_RE = /^owner\.([0-9a-f]{32})\.json$/;

@@ -20,8 +20,7 @@
  */
 import { AppError } from "../../base/errors.ts";
 import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
-import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
-import { identityHash } from "../../platform/scratch.ts";
+import { identityHash, processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
 
 interface LockRecord {
   pid: number;
