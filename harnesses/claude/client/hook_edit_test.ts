@@ -1,5 +1,5 @@
+/** aiterm's hooks in Claude Code's settings.json: install, re-install, clean-up and removal as text edits. */
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
-/** The hook-file edits of Claude Code and Cursor, and the command line they share. */
 import {
   addClaudeParentHooks,
   CLAUDE_HOOK_MATCHER,
@@ -7,28 +7,9 @@ import {
   claudeHookGroup,
   claudeHookName,
   removeClaudeParentHooks,
-} from "../../claude/client/hook_edit.ts";
-import {
-  addCursorParentHooks,
-  cursorHookEntry,
-  isCursorHookEntry,
-  removeCursorParentHooks,
-} from "../../cursor/client/hook_edit.ts";
-import { commandLine, splitCommandLine } from "./hook_json.ts";
-import { JsonShapeError, JsonSyntaxError, parseJsonSpans } from "./json_edit.ts";
-
-const BASE = { command: "/opt/deno", args: ["run", "-A", "/src/aiterm/main.ts"] };
-const NEWER = { command: "/opt/aiterm/aiterm-mcp", args: [] };
-
-function throwsA(fn: () => unknown, type: new (...a: never[]) => Error): void {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof type) return;
-    throw new Error(`expected ${type.name}, got ${String(err)}`);
-  }
-  throw new Error(`expected ${type.name}`);
-}
+} from "./hook_edit.ts";
+import { JsonShapeError, JsonSyntaxError } from "../../common/client/mod.ts";
+import { BASE, NEWER, throwsA } from "../../common/client/hook_test_kit.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -215,88 +196,3 @@ Deno.test("which Claude handlers are aiterm's: args ending in hook + one of our 
   assertEquals(claudeHookName({ command: "/a", args: ["claude-pre-tool-use"] }), null);
   assertEquals(claudeHookName("hook"), null);
 });
-
-const CURSOR_FOREIGN = `// user hooks
-{
-  "version": 1,
-  "hooks": {
-    "afterMCPExecution": [
-      { "command": "./audit.sh" }, // audit
-    ],
-    "stop": [{ "command": "./notify.sh", "loop_limit": 3 }],
-  },
-}
-`;
-
-Deno.test("Cursor install: comments, trailing commas and foreign entries (first, in order) are kept", () => {
-  const out = addCursorParentHooks(CURSOR_FOREIGN, BASE, "linux");
-  assert(out.startsWith('// user hooks\n{\n  "version": 1,\n  "hooks": {\n    "afterMCPExecution": [\n'), out);
-  assert(out.includes('{ "command": "./audit.sh" }, // audit'), out);
-  assert(out.includes('"stop": [{ "command": "./notify.sh", "loop_limit": 3 }],'), out);
-  const v = parseJsonSpans(out, { jsonc: true }).value as Any;
-  const ours = { command: "/opt/deno run -A /src/aiterm/main.ts hook cursor-parent" };
-  assertEquals(v.hooks.afterMCPExecution, [{ command: "./audit.sh" }, ours]);
-  assertEquals(v.hooks.postToolUse, [ours]);
-  assertEquals(Object.keys(v.hooks), ["afterMCPExecution", "stop", "postToolUse"]);
-  assertEquals(addCursorParentHooks(out, BASE, "linux"), out);
-  const r = removeCursorParentHooks(out);
-  assertEquals(r.removed, 2);
-  assertEquals(parseJsonSpans(r.text, { jsonc: true }).value, parseJsonSpans(CURSOR_FOREIGN, { jsonc: true }).value);
-  assert(r.text.includes("// audit") && r.text.includes("// user hooks"));
-});
-
-Deno.test("Cursor: version 1 is added when missing; another version is refused; ours elsewhere is removed", () => {
-  const v = JSON.parse(addCursorParentHooks('{"hooks": {}}', BASE, "linux"));
-  assertEquals(v.version, 1);
-  assertEquals(v.hooks.afterMCPExecution, [cursorHookEntry(BASE, "linux")]);
-  throwsA(() => addCursorParentHooks('{"version": 2, "hooks": {}}', BASE, "linux"), JsonShapeError);
-  const stray = JSON.stringify({
-    version: 1,
-    hooks: {
-      stop: [{ command: "/old/aiterm-mcp hook cursor-parent" }, { command: "./n.sh" }],
-      postToolUse: [{ command: "/old/aiterm-mcp hook cursor-parent" }, {
-        command: "/old/aiterm-mcp hook cursor-parent",
-      }],
-    },
-  });
-  const w = JSON.parse(addCursorParentHooks(stray, NEWER, "linux"));
-  assertEquals(w.hooks.stop, [{ command: "./n.sh" }]);
-  assertEquals(w.hooks.postToolUse, [{ command: "/opt/aiterm/aiterm-mcp hook cursor-parent" }]);
-  const fresh = JSON.parse(addCursorParentHooks("", NEWER, "linux"));
-  assertEquals(fresh, {
-    version: 1,
-    hooks: {
-      afterMCPExecution: [{ command: "/opt/aiterm/aiterm-mcp hook cursor-parent" }],
-      postToolUse: [{ command: "/opt/aiterm/aiterm-mcp hook cursor-parent" }],
-    },
-  });
-});
-
-Deno.test("Cursor entries are aiterm's only when the command contains ' hook cursor-parent'", () => {
-  assert(isCursorHookEntry({ command: "'/a b/aiterm-mcp' hook cursor-parent" }));
-  assert(!isCursorHookEntry({ command: "./cursor-parent-hook.sh" }));
-  assert(!isCursorHookEntry({ command: "aiterm-mcp hook claude-pre-tool-use" }));
-  assert(!isCursorHookEntry({ cmd: " hook cursor-parent" }));
-});
-
-Deno.test("command strings: quoting round-trips for spaces, quotes and shell characters (sh and PowerShell)", () => {
-  const argv = ["/home/a b/deno", "run", "-A", "/x/it's $HOME/`m`.ts", "hook", "cursor-parent"];
-  const sh = commandLine(argv, "linux");
-  assertEquals(sh, `'/home/a b/deno' run -A '/x/it'"'"'s $HOME/\`m\`.ts' hook cursor-parent`);
-  assertEquals(splitCommandLine(sh, "linux"), argv);
-  if (Deno.build.os !== "windows") {
-    // A real sh reads the string back into the same argv.
-    const out = stdoutOf(
-      new Deno.Command("sh", { args: ["-c", `printf '%s\\n' ${sh}`], stdout: "piped" }).outputSync(),
-    );
-    assertEquals(out.trimEnd().split("\n"), argv);
-  }
-  const ps = commandLine(["C:\\Program Files\\aiterm\\aiterm-mcp.exe", "hook", "cursor-parent"], "windows");
-  assertEquals(ps, "& 'C:\\Program Files\\aiterm\\aiterm-mcp.exe' hook cursor-parent");
-  assertEquals(splitCommandLine(ps, "windows"), ["C:\\Program Files\\aiterm\\aiterm-mcp.exe", "hook", "cursor-parent"]);
-  assertEquals(splitCommandLine(commandLine(["C:\\it's\\a.exe", "x"], "windows"), "windows"), ["C:\\it's\\a.exe", "x"]);
-});
-
-function stdoutOf(out: Deno.CommandOutput): string {
-  return new TextDecoder().decode(out.stdout);
-}
