@@ -1,14 +1,9 @@
 /** aiterm's hooks in Claude Code's user settings: install, status, removal and the version check, on real files. */
 import { assert, assertEquals, assertRejects } from "../../../tests/helpers/assert.ts";
 import { SetupFailure } from "../../common/client/mod.ts";
-import {
-  checkClaudeHookVersion,
-  claudeParentHookStatus,
-  claudeSettingsPath,
-  installClaudeParentHooks,
-  parseClaudeVersion,
-  uninstallClaudeParentHooks,
-} from "./hook_files.ts";
+import { claudeParentHookStatus, claudeSettingsPath } from "./hook_files.ts";
+import { installClaudeParentHooks, uninstallClaudeParentHooks } from "./hook_files.ts";
+import { checkClaudeHookVersion, parseClaudeVersion } from "./hook_files.ts";
 import { withHome } from "../../common/client/hook_test_kit.ts";
 import { findVendorClis } from "../../../tests/helpers/vendor.ts";
 
