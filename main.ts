@@ -14,7 +14,8 @@ import { runWait } from "./lib/wait_cli.ts";
 import { invokedAsSetup, runSetup, SETUP_HELP } from "./setup/mod.ts";
 import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
 import { runRemoteWait } from "./lib/remote/mod.ts";
-import { HOOK_NAMES, RECEIVE_USAGE, runCursorReceive, runHook } from "./lib/agent/delivery/mod.ts";
+import { hookContext, hookNames, runHook } from "./lib/agent/delivery/mod.ts";
+import { parentIntegrations, RECEIVE_USAGE, runCursorReceive } from "./harnesses/clients/mod.ts";
 
 /** One subcommand: its line in `aiterm-mcp --help` and its own `--help` text. */
 export interface Subcommand {
@@ -49,7 +50,7 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   hook: {
     summary: "entry point of the hooks setup installs into Claude Code, Codex and Cursor",
-    help: `aiterm-mcp hook <${HOOK_NAMES.join("|")}>
+    help: `aiterm-mcp hook <${hookNames(parentIntegrations()).join("|")}>
   Entry point of the hooks \`aiterm-mcp setup\` installs into Claude Code and Cursor (reads the hook's JSON on stdin).
   claude-post-tool-use waits for the child's answer and hands it to Claude (stderr, exit 2: Claude's wake signal).`,
   },
@@ -85,7 +86,8 @@ function fail(message: string): never {
 }
 
 async function serve(env: Record<string, string>, config: Config): Promise<void> {
-  const deps = buildDeps({ env, cwd: Deno.cwd(), config });
+  const parents = parentIntegrations({ env });
+  const deps = buildDeps({ env, cwd: Deno.cwd(), config, parents });
   const server = createServer(deps, ALL_TOOLS);
   // Our own framing: every malformed or oversized line gets a JSON-RPC error (lib/mcp/stdio_transport.ts).
   const transport = new LineTransport();
@@ -129,8 +131,11 @@ async function main(args: string[]): Promise<void> {
   if (sub === "errors") Deno.exit(await runErrorsCommand(rest, env));
   if (sub === "remote-wait" && !rest.includes("--help") && !rest.includes("-h")) Deno.exit(await runRemoteWait(rest));
   const helpAsked = rest.includes("--help") || rest.includes("-h");
-  if (sub === "hook" && !helpAsked) Deno.exit(await runHook(rest, env));
-  if (sub === "cursor-parent-receive" && !helpAsked) Deno.exit(await runCursorReceive(rest, env));
+  // Hook processes never ask whether hooks are installed: the integrations without status readers do.
+  if (sub === "hook" && !helpAsked) Deno.exit(await runHook(rest, env, parentIntegrations()));
+  if (sub === "cursor-parent-receive" && !helpAsked) {
+    Deno.exit(await runCursorReceive(rest, hookContext(env, parentIntegrations())));
+  }
   let parsed;
   try {
     parsed = parseArgs({

@@ -31,7 +31,7 @@ import { printTable, runMain, startAiterm, type Stats, summarize, withTimeout } 
 import { getHarness, type HarnessId } from "../harnesses/mod.ts";
 import { type AgentRecord, readAgentRecord } from "../lib/agent/record.ts";
 import { loadTurns } from "../lib/agent/turns.ts";
-import { installClaudeParentHooks } from "../setup/parent_hooks.ts";
+import { installClaudeParentHooks } from "../harnesses/clients/mod.ts";
 import { serverCommand } from "../setup/server_command.ts";
 
 const USAGE = "deno run -A bench/agent.ts [--turns 10] [--big-turns 5] [--big-mb 10] [--checks 20] [--turn-ms 2500]";

@@ -26,7 +26,7 @@ export type { InputWaitFacts, InputWaitVerdict } from "./input_wait.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
 export { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
-export { scratchOwnerGone, scratchTag, sweepScratch } from "./scratch.ts";
+export { identityHash, scratchOwnerGone, scratchTag, sweepScratch } from "./scratch.ts";
 export {
   gapMarkerName,
   outputSinkCommand,
@@ -105,3 +105,5 @@ export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexe
     ...(options.env ? { env: options.env } : {}),
   });
 }
+export { FileWaker, type WakeReason } from "./file_waker.ts";
+export { isCompiled, selfCommand, SERVER_V8_FLAGS, windowsArgumentList } from "./self_command.ts";

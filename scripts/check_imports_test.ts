@@ -103,7 +103,7 @@ Deno.test("layer directions: lib ↛ setup, platform ↛ lib, base ↛ anything,
   );
 });
 
-Deno.test("vendor-literal: a vendor's name in lib/ code or strings fails; comments, read cursors and harnesses/ pass", () => {
+Deno.test("vendor-literal: a vendor's name in lib/ code or strings fails; comments, read cursors, harnesses/ and the allowed tool surface pass", () => {
   assertEquals(
     strict({
       "lib/agent/a.ts": 'if (kind === "claude-code") x();',
@@ -111,6 +111,7 @@ Deno.test("vendor-literal: a vendor's name in lib/ code or strings fails; commen
       "lib/agent/c.ts": "// Claude Code writes its transcript here\nconst cursor = readCursor();",
       "lib/terminal/d.ts": "class Cursor {}",
       "harnesses/grok/e.ts": 'const name = "grok";',
+      "lib/mcp/tools/f.ts": 'const description = "harness claude-code or codex-cli";',
     }).sort(),
     ["vendor-literal lib/agent/a.ts", "vendor-literal lib/agent/b.ts", "vendor-literal lib/terminal/d.ts"],
   );

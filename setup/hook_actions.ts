@@ -4,9 +4,9 @@
  * and `--codex-steer status|enable|disable`.
  */
 import { VERSION } from "../base/version.ts";
-import type { ClientContext, Detection } from "./clients.ts";
-import { SetupFailure } from "./config_file.ts";
-import { removeClaudeParentHooks, removeCursorParentHooks } from "./hook_edit.ts";
+import type { ClientContext, Detection } from "../harnesses/clients/mod.ts";
+import { SetupFailure } from "../harnesses/clients/mod.ts";
+import { removeClaudeParentHooks, removeCursorParentHooks } from "../harnesses/clients/mod.ts";
 import {
   checkClaudeHookVersion,
   claudeParentHookStatus,
@@ -16,10 +16,11 @@ import {
   installCursorParentHooks,
   uninstallClaudeParentHooks,
   uninstallCursorParentHooks,
-} from "./parent_hooks.ts";
+} from "../harnesses/clients/mod.ts";
 import { currentOs, homeDir, type SetupOs } from "./platform_deps.ts";
 import type { ParentHooksResult } from "./result.ts";
-import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "./codex_steer.ts";
+import { serverCommand } from "./server_command.ts";
+import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../harnesses/clients/mod.ts";
 
 /** The clients whose parent hooks setup installs. */
 export const HOOK_CLIENT_IDS = ["claude", "cursor"] as const;
@@ -217,7 +218,9 @@ export async function runHookActions(req: HookActionsRequest, options: HookActio
     actions.push(await removeFor(id, options.env, home, options.dryRun));
   }
   if (req.codexSteer) {
-    actions.push(await runCodexSteer(req.codexSteer, { env: options.env, dryRun: options.dryRun, os }));
+    actions.push(
+      await runCodexSteer(req.codexSteer, { env: options.env, dryRun: options.dryRun, os, server: serverCommand }),
+    );
   }
   const failed = actions.find((a) => a.status === "failed");
   return {

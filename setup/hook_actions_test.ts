@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
-import type { ClientContext } from "./clients.ts";
+import type { ClientContext } from "../harnesses/clients/mod.ts";
 import { HOOKS_RESULT_SCHEMA, renderHooksHuman, runHookActions, setupParentHooks } from "./hook_actions.ts";
-import { installClaudeParentHooks, installCursorParentHooks } from "./parent_hooks.ts";
+import { installClaudeParentHooks, installCursorParentHooks } from "../harnesses/clients/mod.ts";
 
 interface Box {
   ctx: ClientContext;

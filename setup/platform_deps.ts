@@ -4,25 +4,21 @@
  * that command is run, and the shell line the smoke test types.
  */
 import { knobFrom } from "../base/config.ts";
-import { join } from "node:path";
+import { currentOs, displayCommand, type SetupOs, versionAtLeast } from "../harnesses/clients/mod.ts";
 import { findExecutable, parseTmuxVersion, TMUX_MIN_VERSION, tmuxInstallHint } from "../platform/mod.ts";
 
+export {
+  clientConfigPaths,
+  currentOs,
+  displayCommand,
+  fileModeFor,
+  homeDir,
+  isReadOnlyFile,
+  type SetupOs,
+  versionAtLeast,
+} from "../harnesses/clients/mod.ts";
+
 const decoder = new TextDecoder();
-
-/** The operating systems setup knows about. */
-export type SetupOs = "linux" | "darwin" | "windows" | "other";
-
-/** This process's OS. */
-export function currentOs(): SetupOs {
-  const os = Deno.build.os;
-  return os === "linux" || os === "darwin" || os === "windows" ? os : "other";
-}
-
-/** The user's home directory (HOME; USERPROFILE on Windows), or null. */
-export function homeDir(env: Record<string, string | undefined>, os: SetupOs = currentOs()): string | null {
-  const home = os === "windows" ? env.USERPROFILE ?? env.HOME : env.HOME;
-  return home && home.length > 0 ? home : null;
-}
 
 /** A fresh private directory with a short path (unix socket paths are limited to ~104 bytes). */
 export function makeShortTempDir(prefix: string): Promise<string> {
@@ -46,18 +42,6 @@ export function processArgv0(os: SetupOs = currentOs()): string | null {
   } catch {
     return null;
   }
-}
-
-/** True when a config file must be treated as read-only (its owner write bit is off). */
-export function isReadOnlyFile(info: Deno.FileInfo, os: SetupOs = currentOs()): boolean {
-  // Windows reports no mode bits here; a read-only file there fails the rename (config_readonly).
-  if (os === "windows") return false;
-  return info.mode !== null && (info.mode & 0o200) === 0;
-}
-
-/** Permission bits to give a rewritten file: the old file's, else owner-only. */
-export function fileModeFor(info: Deno.FileInfo | null): number {
-  return info?.mode != null ? info.mode & 0o7777 : 0o600;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,14 +157,6 @@ export function withPrivilege(
   return steps.map((argv) => ["sudo", ...argv]);
 }
 
-/** A command sequence as one line a user can paste. */
-export function displayCommand(steps: string[][]): string {
-  return steps.map((argv) =>
-    argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)).join(" ")
-  )
-    .join(" && ");
-}
-
 // ---------------------------------------------------------------------------------------------
 // Dependency check
 
@@ -214,22 +190,6 @@ async function versionOf(bin: string, args: string[]): Promise<string | null> {
   } catch {
     return null;
   }
-}
-
-function numbers(text: string): number[] | null {
-  const m = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
-}
-
-/** True when dotted version `have` is at least `min` (missing parts count as 0). */
-export function versionAtLeast(have: string, min: string): boolean {
-  const a = numbers(have);
-  const b = numbers(min);
-  if (!a || !b) return false;
-  for (let i = 0; i < 3; i++) {
-    if (a[i]! !== b[i]!) return a[i]! > b[i]!;
-  }
-  return true;
 }
 
 function requirements(os: SetupOs): Requirement[] {
@@ -386,21 +346,4 @@ export async function checkDependencies(options: DependencyOptions): Promise<Dep
     };
   }
   return { status: "ok", detail: found.join(", ") };
-}
-
-/** The standard locations of each client's user config (CLAUDE_CONFIG_DIR and GROK_HOME respected). */
-export function clientConfigPaths(env: Record<string, string | undefined>, home: string): {
-  claude: string;
-  cursorDir: string;
-  cursor: string;
-  grok: string;
-} {
-  const claudeDir = env.CLAUDE_CONFIG_DIR || home;
-  const grokHome = env.GROK_HOME || join(home, ".grok");
-  return {
-    claude: join(claudeDir, ".claude.json"),
-    cursorDir: join(home, ".cursor"),
-    cursor: join(home, ".cursor", "mcp.json"),
-    grok: join(grokHome, "config.toml"),
-  };
 }

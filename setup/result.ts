@@ -1,5 +1,5 @@
 /** The setup result (`aiterm.setup-result.v1`) and its readable rendering. */
-import type { ClientId } from "./clients.ts";
+import type { ClientId } from "../harnesses/clients/mod.ts";
 
 /** Schema id of the JSON setup prints. */
 export const SETUP_SCHEMA = "aiterm.setup-result.v1";

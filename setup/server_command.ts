@@ -5,14 +5,10 @@
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isCompiled } from "../platform/self_command.ts";
-import { SetupFailure } from "./config_file.ts";
+import { isCompiled } from "../platform/mod.ts";
+import { type ServerCommand, SetupFailure } from "../harnesses/clients/mod.ts";
 
-/** An argv split the way client configs store it. */
-export interface ServerCommand {
-  command: string;
-  args: string[];
-}
+export { sameCommand, type ServerCommand } from "../harnesses/clients/mod.ts";
 
 /** True when this executable's name is `aiterm-setup` (the release ships setup under that name too). */
 export function isSetupName(path: string): boolean {
@@ -50,11 +46,4 @@ export function serverCommand(
 /** True when the command runs aiterm from source or a bundle (`deno run`), not a release binary. */
 export function isDevelopmentCommand(server: ServerCommand): boolean {
   return server.args[0] === "run";
-}
-
-/** True when a registered `command`/`args` pair is exactly `want`. */
-export function sameCommand(command: unknown, args: unknown, want: ServerCommand): boolean {
-  const a = args === undefined || args === null ? [] : args;
-  return command === want.command && Array.isArray(a) && a.length === want.args.length &&
-    a.every((x, i) => x === want.args[i]);
 }

@@ -6,11 +6,10 @@
  */
 import { knobEnv, knobFrom, VAR_PREFIX } from "../base/config.ts";
 import { join } from "node:path";
-import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
-import type { CallToolResult } from "../lib/mcp/sdk.ts";
+import { type CallToolResult, Client, StdioClientTransport } from "../lib/mcp/mod.ts";
 import { createTmux } from "../platform/mod.ts";
 import { VERSION } from "../base/version.ts";
-import { SetupFailure } from "./config_file.ts";
+import { SetupFailure } from "../harnesses/clients/mod.ts";
 import { currentOs, makeShortTempDir, smokeProbe } from "./platform_deps.ts";
 import type { ServerCommand } from "./server_command.ts";
 

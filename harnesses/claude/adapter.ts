@@ -20,6 +20,7 @@ export const claude: HarnessAdapter = {
   binary: claudeBinary,
   efforts: CLAUDE_EFFORTS,
   readOnlyMode: true,
+  launchReplay: true,
   buildLaunch: buildClaudeLaunch,
   classifyScreen: classifyClaudeScreen,
   answerStartupDialog: answerClaudeStartupDialog,

@@ -174,6 +174,8 @@ export interface HarnessAdapter {
   readOnlyMode: boolean;
   /** reasoning_effort is only accepted together with an explicit model (Cursor). */
   effortRequiresModel?: boolean;
+  /** A prompt-less launch with session_name may carry launch_operation_id and be replayed (lib/agent/launch_replay.ts). */
+  launchReplay?: boolean;
   /** Builds the launch argv and environment. Pure. */
   buildLaunch(options: LaunchOptions): LaunchSpec;
   /** Classifies a captured screen (tmux capture-pane text, no escapes). Pure. */

@@ -6,9 +6,10 @@
 import { extname, isAbsolute } from "node:path";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
-import { windowsArgumentList } from "../../platform/self_command.ts";
+import { windowsArgumentList } from "../../platform/mod.ts";
 import {
   getHarness,
+  HARNESS_IDS,
   type HarnessAdapter,
   harnessBinary,
   type HarnessId,
@@ -80,7 +81,7 @@ async function validate(
       "HARNESS_NOT_SUPPORTED",
       `Cannot launch ${input.harness}: this aiterm version has no adapter for it yet`,
       {
-        suggestion: "use claude-code, codex-cli, grok-cli or cursor-cli",
+        suggestion: `use ${orList(HARNESS_IDS.filter((id) => getHarness(id)))}`,
       },
     );
   }
@@ -363,16 +364,22 @@ function checkOperationId(input: LaunchInput): void {
         data: { field: "launch_operation_id" },
       });
     }
-    if (input.harness !== "claude-code" || input.prompt || !input.session_name) {
+    if (!getHarness(input.harness)?.launchReplay || input.prompt || !input.session_name) {
+      const replayable = HARNESS_IDS.filter((id) => getHarness(id)?.launchReplay);
       throw new AppError(
         "INVALID_ARGUMENT",
-        "Cannot launch: launch_operation_id is only for a prompt-less claude-code launch with session_name",
+        `Cannot launch: launch_operation_id is only for a prompt-less ${orList(replayable)} launch with session_name`,
         {
           data: { field: "launch_operation_id" },
         },
       );
     }
   }
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }
 
 export { windowsArgumentList };

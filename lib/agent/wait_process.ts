@@ -1,5 +1,5 @@
 /** The `wait_process` of a receipt: how a parent starts a waiter without blocking its own turn. */
-import { selfCommand, windowsArgumentList } from "../../platform/self_command.ts";
+import { selfCommand, windowsArgumentList } from "../../platform/mod.ts";
 
 /** A process to start in the background; it exits when the turn ends (0 done, 3 timeout, 4 closed, 5 blocked, 6 not found, 7 error). */
 export interface WaitProcess {

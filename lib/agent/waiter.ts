@@ -14,7 +14,7 @@ import { loadTurns } from "./turns.ts";
 import { TranscriptReaders } from "./transcript_reader.ts";
 import { limitCardAfterError } from "./pane_recovery.ts";
 import { stuckReason } from "./agent_state.ts";
-import { FileWaker, type WakeReason } from "./turn_watch.ts";
+import { FileWaker, type WakeReason } from "../../platform/mod.ts";
 
 /** The waiter's verdict (printed as JSON). */
 export interface WaitOutcome {
@@ -42,7 +42,7 @@ const BLOCKED_CONFIRM_MS = 800;
 /**
  * The fallback tick between looks when no watched file changed: it starts at FIRST_TICK_MS and
  * doubles up to MAX_TICK_MS (STUCK_TICK_MS while a dialog is being confirmed). A normal completion
- * never waits for it: the harness's write wakes the waiter (lib/agent/turn_watch.ts).
+ * never waits for it: the harness's write wakes the waiter (platform/file_waker.ts).
  */
 const FIRST_TICK_MS = 50;
 const MAX_TICK_MS = 500;

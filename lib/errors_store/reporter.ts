@@ -10,8 +10,7 @@
  */
 import { isAbsolute } from "node:path";
 import { loadConfig } from "../../base/config.ts";
-import { defaultStateRoot } from "../../platform/paths.ts";
-import { runProcess } from "../../platform/mod.ts";
+import { defaultStateRoot, runProcess } from "../../platform/mod.ts";
 import type { RuntimeCode } from "./codes.ts";
 import { type AggregateEntry, RuntimeErrorStore, type RuntimeErrorStoreOptions } from "./store.ts";
 

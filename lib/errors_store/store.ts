@@ -10,9 +10,8 @@
  * here talks to the network; an external reporter is a separate, opt-in adapter (./reporter.ts).
  */
 import { join } from "node:path";
-import { writeJsonAtomic } from "../state/atomic.ts";
-import { ensurePrivateDir } from "../state/private_dir.ts";
-import { defaultStateRoot } from "../../platform/paths.ts";
+import { ensurePrivateDir, writeJsonAtomic } from "../state/mod.ts";
+import { defaultStateRoot } from "../../platform/mod.ts";
 import {
   codeForFingerprint,
   fingerprintOf,

@@ -18,8 +18,9 @@ import {
   SshConnections,
 } from "../remote/mod.ts";
 import type { PreparedRemote, RemoteTarget } from "../remote/mod.ts";
-import type { ChildAccess, ChildBoundary, ParentDeliveryManager, TurnEnd } from "../agent/delivery/mod.ts";
-import { cursorReceiveProcess, type GuidedReceipt, receiptGuidance } from "../agent/delivery/mod.ts";
+import type { ChildAccess, ParentDeliveryManager, TurnEnd } from "../agent/delivery/mod.ts";
+import type { ChildBoundary } from "../state/mod.ts";
+import { type GuidedReceipt, receiptGuidance, receiveProcess } from "../agent/delivery/mod.ts";
 import { Client, StdioClientTransport } from "./sdk.ts";
 import type { CallContext, Relay, ToolDeps } from "./tool.ts";
 import type { Terminal } from "../terminal/mod.ts";
@@ -27,8 +28,8 @@ import type { Terminal } from "../terminal/mod.ts";
 /** The longest a relayed call may take (pty_read waits up to 600 s). */
 const RELAY_TIMEOUT_MS = 660_000;
 
-/** Tools whose remote receipt may start a child turn that a parent delivery waits for. */
-const AGENT_REQUEST_TOOLS = new Set(["pty_send", "agent_launch", "claude_agent", "codex_agent", "grok_agent"]);
+/** Tools whose remote receipt may start a child turn that a parent delivery waits for (their aliases too). */
+const AGENT_REQUEST_TOOLS = new Set(["pty_send", "agent_launch"]);
 
 /** The connection details a delivery record may keep: everything but the passphrase. */
 export function storableTarget(t: RemoteTarget): Record<string, unknown> {
@@ -187,7 +188,7 @@ export class RemoteRelay implements Relay {
     ctx: CallContext,
   ): Promise<Record<string, unknown>> {
     const { remote: _remote, ...args } = data as Record<string, unknown>;
-    const manager = AGENT_REQUEST_TOOLS.has(tool) ? deps.remoteDelivery : undefined;
+    const manager = AGENT_REQUEST_TOOLS.has(ctx.aliasOf ?? tool) ? deps.remoteDelivery : undefined;
     // Preflight before ssh runs: a parent without its hooks gets nothing sent anywhere.
     const dest = manager ? await manager.resolve(ctx.parent) : null;
     const storable = storableTarget(remote);
@@ -222,7 +223,8 @@ export class RemoteRelay implements Relay {
       });
       manager.start(rec);
       out.parent_delivery = await manager.receipt(rec);
-      out.wait_process = rec.parent === "cursor" ? cursorReceiveProcess(rec.delivery_id) : null;
+      const receiver = manager.parent(rec.parent)?.receiveSubcommand;
+      out.wait_process = receiver ? receiveProcess(receiver, rec.delivery_id) : null;
       if ("wait_command" in sc) out.wait_command = null;
     } else if (joined && sc.mode === "agent_steer") {
       out.parent_delivery = await manager.receipt(joined);
@@ -294,7 +296,7 @@ export class RemoteRelay implements Relay {
  * gets this parent's guidance instead, from the receipt as it is after the rewrites above.
  */
 function withGuidance(tool: string, out: Record<string, unknown>, ctx: CallContext): Record<string, unknown> {
-  const agentReceipt = AGENT_REQUEST_TOOLS.has(tool) &&
+  const agentReceipt = AGENT_REQUEST_TOOLS.has(ctx.aliasOf ?? tool) &&
     (tool !== "pty_send" || out.mode === "agent_dispatch" || out.mode === "agent_steer");
   delete out.next;
   delete out.warning;

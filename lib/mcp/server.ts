@@ -12,8 +12,8 @@ import { errorResult, limitResult, successResult } from "./result.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
 import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
 import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
-import { parentContextOf } from "./parent.ts";
 import { serverInstructions } from "../agent/delivery/mod.ts";
+import { identifyParent, type ParentIntegration } from "../../harnesses/clients/mod.ts";
 import { toolListing } from "./listing.ts";
 
 // The tools/list entries (slim advertised schemas, structure-only output schemas): lib/mcp/listing.ts.
@@ -42,7 +42,13 @@ export async function callTool(
   try {
     const remote = (parsed.data as { remote?: RemoteTarget }).remote;
     const value = remote
-      ? await deps.relay.relay(def.name, remote, parsed.data, deps, ctx)
+      ? await deps.relay.relay(
+        def.name,
+        remote,
+        parsed.data,
+        deps,
+        def.aliasOf ? { ...ctx, aliasOf: def.aliasOf } : ctx,
+      )
       : await def.handler(parsed.data, deps, ctx);
     const out = def.output.parse(value) as Record<string, unknown>;
     return limitResult(successResult(out, def.text ? def.text(out) : JSON.stringify(out)), def.name);
@@ -61,14 +67,16 @@ export async function callTool(
  * instructions of its answer are replaced. If the SDK ever stops having that handler, the generic
  * instructions given to the constructor stay.
  */
-function instructPerParent(server: InstanceType<typeof Server>): void {
+function instructPerParent(server: InstanceType<typeof Server>, parents: readonly ParentIntegration[]): void {
   const sdk = server as unknown as { _oninitialize?: (request: unknown) => Promise<Record<string, unknown>> };
   const original = sdk._oninitialize?.bind(server);
   if (!original) return;
   server.setRequestHandler(InitializeRequestSchema, async (request) => {
     const answer = await original(request);
-    const kind = parentContextOf(request.params.clientInfo?.name, undefined).kind;
-    return { ...answer, instructions: serverInstructions(kind, Deno.build.os) } as Awaited<ReturnType<typeof original>>;
+    const parent = identifyParent(parents, request.params.clientInfo?.name, undefined);
+    return { ...answer, instructions: serverInstructions(parent, Deno.build.os) } as Awaited<
+      ReturnType<typeof original>
+    >;
   });
 }
 
@@ -79,9 +87,9 @@ function instructPerParent(server: InstanceType<typeof Server>): void {
 export function createServer(deps: ToolDeps, tools: ToolDef[]): InstanceType<typeof Server> {
   const server = new Server({ name: SERVER_NAME, version: deps.version }, {
     capabilities: { tools: {} },
-    instructions: serverInstructions("other", Deno.build.os),
+    instructions: serverInstructions(undefined, Deno.build.os),
   });
-  instructPerParent(server);
+  instructPerParent(server, deps.parents);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = tools.map(toolListing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
@@ -109,7 +117,7 @@ export function createServer(deps: ToolDeps, tools: ToolDef[]): InstanceType<typ
       }).catch(() => {});
     };
     const started = performance.now();
-    const parent = parentContextOf(server.getClientVersion()?.name, request.params._meta);
+    const parent = identifyParent(deps.parents, server.getClientVersion()?.name, request.params._meta);
     const result = await callTool(def, request.params.arguments, deps, { progress, signal: extra.signal, parent });
     log("debug", "tool call", {
       tool: def.name,

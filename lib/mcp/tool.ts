@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { Terminal } from "../terminal/mod.ts";
 import type { RuntimeErrorRecorder } from "../errors_store/mod.ts";
-import type { ParentContext, ParentDeliveryManager } from "../agent/delivery/mod.ts";
+import type { ParentDeliveryManager } from "../agent/delivery/mod.ts";
+import type { ParentCall, ParentIntegration } from "../../harnesses/clients/mod.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
 import type { ModelCatalogs, TranscriptReaders } from "../agent/mod.ts";
 
@@ -18,6 +19,8 @@ export interface ToolDeps {
   cwd: string;
   /** Local runtime-error aggregate (fixed codes and counts only). */
   runtimeErrors?: RuntimeErrorRecorder;
+  /** The AI clients as parents (harnesses/mod.ts parentIntegrations): who called, and how answers reach it. */
+  parents: readonly ParentIntegration[];
   /** Parent delivery (absent: every parent gets wait_process). */
   delivery?: ParentDeliveryManager;
   /** Parent delivery for children on remote hosts (its own store; see lib/mcp/relay.ts). */
@@ -46,7 +49,9 @@ export interface CallContext {
   progress: ProgressFn;
   signal: AbortSignal;
   /** The calling client as a parent (absent outside the MCP server, e.g. in unit tests). */
-  parent?: ParentContext;
+  parent?: ParentCall;
+  /** The tool the called one is a thin alias of (the relay treats an alias as that tool). */
+  aliasOf?: string;
 }
 
 /** A tool definition. */

@@ -6,8 +6,7 @@
  * a helper script (no secret in it) prints an environment variable that is set only for that ssh
  * child. Without a passphrase ssh runs with BatchMode=yes and never prompts.
  */
-import { selfCommand } from "../../platform/self_command.ts";
-import { runProcess } from "../../platform/mod.ts";
+import { runProcess, selfCommand } from "../../platform/mod.ts";
 import { dirname, join } from "node:path";
 import { CHILD_VARS } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";

@@ -19,3 +19,19 @@ export {
   type ThisProcess,
   thisProcess,
 } from "./owner.ts";
+export {
+  alive,
+  type ChildBoundary,
+  type ChildOutcome,
+  type DeliveryReceipt,
+  type DeliveryRecord,
+  type DeliveryState,
+  type Destination,
+  envelope,
+  me,
+  type ParentKind,
+  type ProcessRef,
+  receiptOf,
+} from "./delivery_record.ts";
+export { type ChildClaim, DeliveryStore, type HandOverWrite, STORE_PREFIXES } from "./delivery_store.ts";
+export { pendingDeliveries, type PendingDelivery } from "./delivery_pending.ts";

@@ -10,7 +10,7 @@
  * keeps the capture exactly (with `lines`, its last N rows as captured). A meta line says what was
  * shown against the capture: rows, characters and estimated tokens.
  */
-import { estimateTokens, repeatMarker, toLines } from "./reduce/generic.ts";
+import { estimateTokens, repeatMarker, toLines } from "./reduce/mod.ts";
 
 /** Runs at least this long are collapsed (shorter ones cost less than their marker). */
 export const RUN_MIN = 3;

@@ -22,7 +22,7 @@ import { AppError } from "../../base/errors.ts";
 import { replaceFileSync } from "../../base/atomic.ts";
 import { waitUntil } from "../../base/wait.ts";
 import { judgeOwner, type LockOwner, ownerRecord, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
-import { identityHash } from "../../platform/scratch.ts";
+import { identityHash } from "../../platform/mod.ts";
 
 /** The owner record (lib/state/owner.ts) and when the hold began. */
 interface LockRecord extends LockOwner {

@@ -26,7 +26,7 @@ import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.t
 import { claudeSlug, findFiles, findVendorClis, PrivateTmux, readJsonl, vendorHome } from "../helpers/vendor.ts";
 import { startFakeAnthropic } from "../fixtures/fake_api/anthropic.ts";
 import type { RecordedRequest } from "../fixtures/fake_api/mod.ts";
-import { installClaudeParentHooks } from "../../setup/parent_hooks.ts";
+import { installClaudeParentHooks } from "../../harnesses/clients/mod.ts";
 import { registeredServerCommand } from "../helpers/mcp.ts";
 
 const clis = findVendorClis();

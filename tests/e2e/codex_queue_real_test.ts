@@ -16,7 +16,7 @@ import { eventually, hasTmux } from "../helpers/env.ts";
 import { findVendorClis, PrivateTmux, processesUsing, type VendorHome, vendorHome } from "../helpers/vendor.ts";
 import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
 import type { FakeServer } from "../fixtures/fake_api/mod.ts";
-import { addToCodexQueue, CodexDeliveryError } from "../../lib/agent/delivery/codex_queue.ts";
+import { addToCodexQueue, CodexDeliveryError } from "../../harnesses/clients/mod.ts";
 
 const codex = findVendorClis().codex;
 const why = (needTmux: boolean) =>

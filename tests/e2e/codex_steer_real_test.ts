@@ -19,11 +19,11 @@ import { eventually, hasTmux } from "../helpers/env.ts";
 import { findVendorClis, PrivateTmux, type VendorHome, vendorHome } from "../helpers/vendor.ts";
 import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
 import type { FakeServer } from "../fixtures/fake_api/mod.ts";
-import { AppServer, recordOf } from "../../lib/agent/delivery/codex_app_server.ts";
-import { addToCodexQueue } from "../../lib/agent/delivery/codex_queue.ts";
-import { envelope } from "../../lib/agent/delivery/manager.ts";
-import { type DeliveryRecord, DeliveryStore } from "../../lib/agent/delivery/store.ts";
-import { runCodexSteer } from "../../setup/codex_steer.ts";
+import { AppServer, recordOf } from "../../harnesses/clients/mod.ts";
+import { addToCodexQueue } from "../../harnesses/clients/mod.ts";
+import { type DeliveryRecord, DeliveryStore, envelope } from "../../lib/state/mod.ts";
+import { parentIntegrations, parentStoreDirs } from "../../harnesses/clients/mod.ts";
+import { runCodexSteer } from "../../harnesses/clients/mod.ts";
 
 const codex = findVendorClis().codex;
 const why = (needTmux: boolean) =>
@@ -218,7 +218,7 @@ async function steeredParent(): Promise<Steered> {
       proj,
       threadId,
       env,
-      store: new DeliveryStore(env.AITERM_STATE_DIR),
+      store: new DeliveryStore(env.AITERM_STATE_DIR, parentStoreDirs(parentIntegrations())),
       [Symbol.asyncDispose]: cleanup,
     };
   } catch (err) {

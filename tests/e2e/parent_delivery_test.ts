@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
 import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
-import { installClaudeParentHooks, installCursorParentHooks } from "../../setup/parent_hooks.ts";
+import { installClaudeParentHooks, installCursorParentHooks } from "../../harnesses/clients/mod.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

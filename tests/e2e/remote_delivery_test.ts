@@ -8,7 +8,7 @@ import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts
 import { hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
 import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
 import { hasSshd, startSshd, stopMasters } from "../helpers/sshd.ts";
-import { installClaudeParentHooks } from "../../setup/parent_hooks.ts";
+import { installClaudeParentHooks } from "../../harnesses/clients/mod.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

@@ -12,7 +12,7 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { hasTmux } from "../helpers/env.ts";
 import { findVendorClis, vendorHome } from "../helpers/vendor.ts";
-import { CLAUDE_HOOK_MATCHER, installClaudeParentHooks } from "../../setup/parent_hooks.ts";
+import { CLAUDE_HOOK_MATCHER, installClaudeParentHooks } from "../../harnesses/clients/mod.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const clis = findVendorClis();

@@ -1,21 +1,18 @@
 /**
  * What this parent must do next, in words, for one agent receipt (`next`) and for the server's
- * `instructions`. The parent is known (lib/mcp/parent.ts reads it from the client's own handshake
- * and `_meta`), so the text names exactly one route: Codex and Claude Code get the answer by
- * themselves (do nothing), Cursor starts its receive process in the background, every other client
- * starts the waiter in the background (on Windows through PowerShell 7 `Start-Process` with
- * `windows_start_process_argument_list`). Claude Code and Codex show the model only the JSON of
- * structuredContent, so this lives in a field, not only in the text block.
+ * `instructions`. The parent is known (its integration recognised the client's own handshake and
+ * `_meta`, harnesses/<vendor>/parent.ts), so the text names exactly one route: a parent whose answer
+ * comes by itself does nothing, a parent with a receive process starts it in the background, every
+ * other client starts the waiter in the background (on Windows through PowerShell 7 `Start-Process`
+ * with `windows_start_process_argument_list`). Some clients show the model only the JSON of
+ * structuredContent, so this lives in a field, not only in the text block. What a parent kind says
+ * in the instructions, and its receipt warning, come from its integration.
  */
 import type { WaitProcess } from "../wait_process.ts";
-import type { ParentContext } from "./manager.ts";
-import type { DeliveryReceipt } from "./store.ts";
+import type { ParentCall, ReceiptWarning } from "../../../harnesses/clients/mod.ts";
+import type { DeliveryReceipt } from "../../state/mod.ts";
 
-/** A receipt warning: something the parent should know that did not fail the call. */
-export interface ReceiptWarning {
-  code: "CODEX_PARENT_ID_UNAVAILABLE";
-  message: string;
-}
+export type { ReceiptWarning };
 
 /** The fields of an agent_launch or agent pty_send receipt the guidance reads. */
 export interface GuidedReceipt {
@@ -44,21 +41,8 @@ function startWaiter(wp: WaitProcess): string {
     : "start wait_process (executable + args) in the background (do not wait on it in this turn)";
 }
 
-/** The warning of a Codex parent whose request cannot be delivered to: no usable `_meta.threadId`. */
-function codexWarning(parent: ParentContext | undefined, r: GuidedReceipt): ReceiptWarning | undefined {
-  if (parent?.kind !== "codex" || r.parent_delivery !== null || r.event_cursor === null) return undefined;
-  return {
-    code: "CODEX_PARENT_ID_UNAVAILABLE",
-    message:
-      (parent.threadId === null
-        ? "this request carried no _meta.threadId"
-        : "this request's _meta.threadId is not a Codex thread id") +
-      ", so the answer cannot be queued to your thread: use wait_process instead",
-  };
-}
-
 /** The guidance of one agent receipt for `parent` (see module doc). */
-export function receiptGuidance(parent: ParentContext | undefined, r: GuidedReceipt): Guidance {
+export function receiptGuidance(parent: ParentCall | undefined, r: GuidedReceipt): Guidance {
   const sid = JSON.stringify(r.session_id);
   if (r.mode === "agent_steer") {
     return {
@@ -92,7 +76,10 @@ export function receiptGuidance(parent: ParentContext | undefined, r: GuidedRece
         "If you call another tool first, the answer arrives with that call instead.",
     };
   }
-  const warning = codexWarning(parent, r);
+  const warning = parent?.integration?.warning?.(parent, {
+    delivered: r.parent_delivery !== null,
+    turnStarted: r.event_cursor !== null,
+  });
   const next = r.wait_process
     ? `Now ${startWaiter(r.wait_process)}. Exit 0: read the answer with ${read}; 5: the child is stuck ` +
       "(pty_observe, agent_approval), then start it again; 3: still running, start it again."
@@ -100,8 +87,8 @@ export function receiptGuidance(parent: ParentContext | undefined, r: GuidedRece
   return warning ? { next, warning } : { next };
 }
 
-/** The parent kind and OS the server instructions are written for. */
-export function serverInstructions(parent: ParentContext["kind"], os: typeof Deno.build.os): string {
+/** The server instructions for the calling client (its integration's words; undefined: any other client). */
+export function serverInstructions(parent: ParentCall | undefined, os: typeof Deno.build.os): string {
   const base =
     "aiterm gives you persistent terminals (tmux sessions that survive restarts). pty_open a session, pty_send text, " +
     "pty_read the output, pty_key for control keys, pty_close when done. A human can watch with the attach command " +
@@ -111,21 +98,7 @@ export function serverInstructions(parent: ParentContext["kind"], os: typeof Den
     ? "start the receipt's wait_process in the background with PowerShell 7 Start-Process -FilePath <executable> " +
       "-ArgumentList <windows_start_process_argument_list>"
     : "start the receipt's wait_process in the background";
-  switch (parent) {
-    case "codex":
-      return `${base} As a Codex parent you do nothing to get a child's answer: it is queued into this thread by ` +
-        "itself when the child's turn ends. Do not poll or wait. A receipt warning CODEX_PARENT_ID_UNAVAILABLE " +
-        "means that request had no thread id: then use its wait_process.";
-    case "claude":
-      return `${base} As a Claude Code parent you do nothing to get a child's answer: aiterm's hooks (installed by ` +
-        "`aiterm-mcp setup`) bring it into this conversation when the child's turn ends, while you go on. Do not " +
-        "poll or wait. Without the hooks a request is refused with CLAUDE_PARENT_HOOK_UNAVAILABLE before anything " +
-        "reaches the child.";
-    case "cursor":
-      return `${base} As a Cursor parent, right after each agent request ${waiter} (do not wait on it): it prints ` +
-        "the child's answer when the turn ends, or the answer arrives with your next tool call.";
-    default:
-      return `${base} To learn when a child's turn ends, ${waiter} (do not wait on it in your turn); when it ` +
-        "exits 0, read the answer with pty_read(session_id, agent_transcript:true, cursor:event_cursor).";
-  }
+  if (parent?.integration) return parent.integration.instructions(base, waiter);
+  return `${base} To learn when a child's turn ends, ${waiter} (do not wait on it in your turn); when it ` +
+    "exits 0, read the answer with pty_read(session_id, agent_transcript:true, cursor:event_cursor).";
 }

@@ -1,5 +1,13 @@
 import { assert, assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
 import { type GuidedReceipt, receiptGuidance, serverInstructions } from "./guidance.ts";
+import { type ParentCall, parentIntegrations } from "../../../harnesses/clients/mod.ts";
+
+const parents = parentIntegrations();
+/** A call as the server identifies it: the integration of `kind` with the request's ref. */
+function call(kind: string, ref: string | null): ParentCall {
+  return { kind, ref, integration: parents.find((p) => p.kind === kind)! };
+}
+const other: ParentCall = { kind: "other", ref: null };
 
 const wp = {
   executable: "aiterm-wait",
@@ -18,26 +26,26 @@ const delivery = {
 };
 
 Deno.test("guidance: automatic delivery means nothing to do; Cursor and others start the waiter", () => {
-  const auto = receiptGuidance({ kind: "codex", threadId: "th" }, {
+  const auto = receiptGuidance(call("codex", "th"), {
     ...turn,
     parent_delivery: delivery,
     wait_process: null,
   });
   assertStringIncludes(auto.next, "Nothing to do");
   assertEquals(auto.warning, undefined);
-  const cursor = receiptGuidance({ kind: "cursor", clientKey: "1" }, {
+  const cursor = receiptGuidance(call("cursor", "1"), {
     ...turn,
     parent_delivery: { ...delivery, parent: "cursor" },
   });
   assertStringIncludes(cursor.next, "start wait_process");
   assertStringIncludes(cursor.next, "arrives with that call");
-  const other = receiptGuidance({ kind: "other" }, turn);
-  assertStringIncludes(other.next, 'pty_read(session_id:"k", agent_transcript:true, cursor:2)');
-  assertEquals(other.warning, undefined);
+  const plain = receiptGuidance(other, turn);
+  assertStringIncludes(plain.next, 'pty_read(session_id:"k", agent_transcript:true, cursor:2)');
+  assertEquals(plain.warning, undefined);
 });
 
 Deno.test("guidance: PowerShell parents are told Start-Process with windows_start_process_argument_list", () => {
-  const g = receiptGuidance({ kind: "other" }, {
+  const g = receiptGuidance(other, {
     ...turn,
     wait_process: { ...wp, windows_start_process_argument_list: "--session k --cursor 2" },
   });
@@ -45,18 +53,18 @@ Deno.test("guidance: PowerShell parents are told Start-Process with windows_star
     g.next,
     "Start-Process -FilePath <executable> -ArgumentList <windows_start_process_argument_list>",
   );
-  assertStringIncludes(serverInstructions("other", "windows"), "windows_start_process_argument_list");
-  assert(!serverInstructions("other", "linux").includes("Start-Process"), "PowerShell named off Windows");
+  assertStringIncludes(serverInstructions(other, "windows"), "windows_start_process_argument_list");
+  assert(!serverInstructions(other, "linux").includes("Start-Process"), "PowerShell named off Windows");
 });
 
 Deno.test("guidance: a Codex request without a usable thread id is a CODEX_PARENT_ID_UNAVAILABLE warning", () => {
-  const none = receiptGuidance({ kind: "codex", threadId: null }, turn);
+  const none = receiptGuidance(call("codex", null), turn);
   assertEquals(none.warning?.code, "CODEX_PARENT_ID_UNAVAILABLE");
   assertStringIncludes(none.warning!.message, "no _meta.threadId");
-  const bad = receiptGuidance({ kind: "codex", threadId: "bad id!" }, turn);
+  const bad = receiptGuidance(call("codex", "bad id!"), turn);
   assertStringIncludes(bad.warning!.message, "not a Codex thread id");
   // Nothing dispatched (a bare launch): nothing to warn about.
-  assertEquals(receiptGuidance({ kind: "codex", threadId: null }, { ...turn, event_cursor: null }).warning, undefined);
+  assertEquals(receiptGuidance(call("codex", null), { ...turn, event_cursor: null }).warning, undefined);
 });
 
 Deno.test("guidance: a bare launch, a launch blocked at start-up and a steer", () => {

@@ -1,60 +1,38 @@
 /**
- * The one delivery core. Before a request reaches a child it saves where the answer goes and the
- * child turn that ends it; it observes that turn, saves the answer unmodified, and delivers it: to a
- * Codex parent through the official queue, to Claude Code and Cursor parents by leaving it `ready`
- * for their hook (or Cursor's receive process) to claim exactly once. Every step is a state in the
- * record, so a restart resumes (`waiting` re-observes from the same boundary, `ready` sends the
- * saved body) and an interrupted send becomes `unknown` with the body kept — never resent.
+ * The one delivery core, vendor-free: a state machine over the parent integrations
+ * (harnesses/<vendor>/parent.ts, listed by harnesses/mod.ts). Before a request reaches a child it
+ * asks the caller's integration where the answer goes and saves that with the child turn that ends
+ * it; it observes that turn, saves the answer unmodified, and delivers it: an integration that
+ * pushes (`push`) gets the body sent by the server, the others leave it `ready` for their hook or
+ * receive process to claim exactly once. Every step is a state in the record, so a restart resumes
+ * (`waiting` re-observes from the same boundary, `ready` sends the saved body) and an interrupted
+ * send becomes `unknown` with the body kept — never resent.
  */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import { AppError } from "../../../base/errors.ts";
 import { log } from "../../../base/log.ts";
-import { ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
-import { processEnvVar } from "../../../platform/mod.ts";
-import type { AgentDeps } from "../session.ts";
-import type { AgentRecord } from "../record.ts";
-import { readAnswer } from "../answer.ts";
-import { waitForTurn } from "../waiter.ts";
 import {
   alive,
   type ChildBoundary,
   type ChildOutcome,
   type DeliveryReceipt,
   type DeliveryRecord,
-  DeliveryStore,
-  type Destination,
+  type DeliveryStore,
   me,
   type ParentKind,
   receiptOf,
-} from "./store.ts";
-
-/** Who called: decided by the MCP layer from the initialize handshake and the request's `_meta`. */
-export type ParentContext =
-  | { kind: "codex"; threadId: string | null }
-  | { kind: "claude"; toolUseId: string | null }
-  | { kind: "cursor"; clientKey: string }
-  | { kind: "other" };
-
-/** Whether a parent kind's hooks are installed (from setup's status functions). */
-export interface HookStatus {
-  ready: boolean;
-  reason: string | null;
-}
-
-/** The Codex queue (lib/agent/delivery/codex_queue.ts), injected so tests can fake the receiver. */
-export type CodexQueueFn = (
-  target: { codexBin: string; codexHome: string; threadId: string; env: Record<string, string> },
-  body: string,
-  clientUserMessageId: string,
-) => Promise<{ queuedSubmissionId: string; alreadyQueued: boolean }>;
-
-/** A refused or broken Codex delivery (kind decides failed vs unknown). */
-export interface CodexFailure {
-  kind: "refused" | "interrupted" | "unavailable";
-  code: string;
-  message: string;
-}
+} from "../../state/mod.ts";
+import type {
+  ParentCall,
+  ParentHost,
+  ParentIntegration,
+  ParentReadiness,
+  ResolvedDestination,
+} from "../../../harnesses/clients/mod.ts";
+import type { AgentDeps } from "../session.ts";
+import type { AgentRecord } from "../record.ts";
+import { readAnswer } from "../answer.ts";
+import { waitForTurn } from "../waiter.ts";
 
 /** How a turn ended, as the observer sees it. */
 export interface TurnEnd {
@@ -76,27 +54,10 @@ export interface DeliveryDeps extends AgentDeps {
   /** Remote children: how to reach them (absent: local children). */
   access?: ChildAccess;
   store: DeliveryStore;
-  claudeHooks(): Promise<HookStatus>;
-  cursorHooks(): Promise<HookStatus>;
-  codexQueue: CodexQueueFn;
-  /** Whether Codex same-turn steer hooks are selected for the parent's Codex home (a file read, no process). */
-  codexSteer?(): Promise<"not_enabled" | "enabled">;
-  /** The Codex binary the parent runs (for its app-server); null when none is found. */
-  codexBin(): Promise<string | null>;
+  /** The parent integrations (harnesses/mod.ts parentIntegrations), in diagnostics order. */
+  parents: readonly ParentIntegration[];
 }
 
-/** A resolved destination for one request. */
-export interface ResolvedDestination {
-  kind: ParentKind;
-  destination: Destination;
-  /** Same parent conversation → same key (claims compare these). */
-  key: string;
-}
-
-const TOOL_USE_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-/** How long a Cursor body waits for a claim before the delivery is failed (body kept). */
-export const UNCLAIMED_LIMIT_MS = 24 * 3600_000;
 const OBSERVE_SLICE_MS = 600_000;
 /** Finished deliveries (and their bodies) are kept this long for inspection. */
 const FINISHED_KEEP_MS = 7 * 24 * 3600_000;
@@ -106,44 +67,11 @@ export function digest(s: string): string {
   return createHash("sha256").update(s).digest("hex");
 }
 
-/** The text a parent receives: a one-line header with the outcome, then the answer exactly as saved. */
-export function envelope(rec: DeliveryRecord, body: string): string {
-  const outcome = rec.child_outcome ?? "unknown";
-  const head = `[aiterm] answer from child agent session "${rec.child.session_id}" (${rec.child.harness}), ` +
-    `turn ${rec.child.cursor}: ${outcome}` + (rec.child_error ? ` (${rec.child_error})` : "");
-  return body === "" ? head : `${head}\n\n${body}`;
-}
+/** Readiness of one parent kind: its integration's row plus its deliveries by state. */
+export type KindReadiness = ParentReadiness & { deliveries: Record<string, number> };
 
-/** The Claude PreToolUse hand-over file for a tool call. */
-export function claudePrePath(store: DeliveryStore, toolUseId: string): string {
-  return join(store.claudeHooksDir, "pre", `${digest(toolUseId)}.json`);
-}
-/** tool_use_id → delivery id index written when the delivery is created. */
-export function claudeIndexPath(store: DeliveryStore, toolUseId: string): string {
-  return join(store.claudeHooksDir, "by-tool-use", `${digest(toolUseId)}.json`);
-}
-
-/** The PreToolUse record (written by `aiterm-mcp hook claude-pre-tool-use`). */
-export interface ClaudePreRecord {
-  session_id: string;
-  tool_use_id: string;
-  agent_id: string | null;
-  at_ms: number;
-}
-
-/** Readiness of one parent kind. */
-export interface KindReadiness {
-  status: "ready" | "setup_required" | "unavailable";
-  detail: string | null;
-  deliveries: Record<string, number>;
-}
-
-/** {@link ParentDeliveryManager.readiness}. */
-export interface Readiness {
-  claude: KindReadiness;
-  cursor: KindReadiness;
-  codex: KindReadiness & { steer: "unsupported" | "not_enabled" | "enabled" };
-}
+/** {@link ParentDeliveryManager.readiness}: one row per parent kind. */
+export type Readiness = Record<ParentKind, KindReadiness>;
 
 /** The delivery core of one server process. */
 export class ParentDeliveryManager {
@@ -151,8 +79,10 @@ export class ParentDeliveryManager {
   readonly #observing = new Set<string>();
   readonly #owner = me();
   readonly #access: ChildAccess;
+  readonly #parents: Map<ParentKind, ParentIntegration>;
   constructor(deps: DeliveryDeps) {
     this.#deps = deps;
+    this.#parents = new Map(deps.parents.map((p) => [p.kind, p]));
     this.#access = deps.access ?? {
       wait: async (child, timeoutMs) => {
         const o = await waitForTurn(deps.terminal, child.session_id, child.cursor, {
@@ -180,78 +110,25 @@ export class ParentDeliveryManager {
     return this.#deps.store;
   }
 
-  /**
-   * Decides where this request's answer goes, before anything reaches the child. Null: no automatic
-   * delivery (other parents, or a Codex request without a thread): the caller gets wait_process.
-   * @throws {AppError} CLAUDE_PARENT_HOOK_UNAVAILABLE, CLAUDE_PARENT_AGENT_UNSUPPORTED, CURSOR_PARENT_HOOK_UNAVAILABLE
-   */
-  async resolve(parent: ParentContext | undefined): Promise<ResolvedDestination | null> {
-    if (!parent || parent.kind === "other") return null;
-    if (parent.kind === "codex") {
-      if (!parent.threadId || !THREAD_ID.test(parent.threadId)) return null;
-      // Codex starts MCP servers with a cleared environment, so CODEX_HOME may be missing here: take the
-      // parent Codex process's own value when the OS shows it, else Codex's default.
-      const home = this.#deps.env.CODEX_HOME || processEnvVar(Deno.ppid, "CODEX_HOME") ||
-        join(this.#deps.env.HOME ?? "", ".codex");
-      return {
-        kind: "codex",
-        destination: { thread_id: parent.threadId, codex_home: home },
-        key: `codex:${home}:${parent.threadId}`,
-      };
-    }
-    if (parent.kind === "cursor") {
-      const status = await this.#deps.cursorHooks();
-      if (!status.ready) {
-        throw new AppError(
-          "CURSOR_PARENT_HOOK_UNAVAILABLE",
-          `Cannot deliver a child's answer to Cursor: aiterm's Cursor hooks are not ready (${status.reason})`,
-          { suggestion: "nothing was sent to the child; run `aiterm-mcp setup` to install the hooks, then retry" },
-        );
-      }
-      return { kind: "cursor", destination: { conversation_id: null }, key: `cursor:${parent.clientKey}` };
-    }
-    return await this.#resolveClaude(parent.toolUseId);
+  get #host(): ParentHost {
+    return { store: this.#deps.store, env: this.#deps.env };
   }
 
-  async #resolveClaude(toolUseId: string | null): Promise<ResolvedDestination> {
-    const unavailable = (why: string) =>
-      new AppError(
-        "CLAUDE_PARENT_HOOK_UNAVAILABLE",
-        `Cannot deliver a child's answer to Claude Code: ${why}`,
-        { suggestion: "nothing was sent to the child; run `aiterm-mcp setup` (Claude Code ≥ 2.1.259), then retry" },
-      );
-    if (!toolUseId || !TOOL_USE_ID.test(toolUseId)) {
-      throw unavailable('the request carries no _meta["claudecode/toolUseId"]');
-    }
-    const status = await this.#deps.claudeHooks();
-    if (!status.ready) throw unavailable(`aiterm's hooks are not ready (${status.reason})`);
-    // PreToolUse runs before Claude sends tools/call; give its file a moment to land.
-    const path = claudePrePath(this.store, toolUseId);
-    const deadline = Date.now() + 3000;
-    let pre: ClaudePreRecord | null = null;
-    while (!(pre = await readJsonFile<ClaudePreRecord>(path).catch(() => null)) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    if (!pre || pre.tool_use_id !== toolUseId) {
-      throw unavailable(
-        "aiterm's PreToolUse hook left no record for this call in this server's state root (if AITERM_STATE_DIR " +
-          "is set only in the MCP server's env, set it where Claude Code starts too: the hooks run in its environment)",
-      );
-    }
-    // Used once: the hand-over file of this tool call is not needed again.
-    await Deno.remove(path).catch(() => {});
-    if (pre.agent_id) {
-      throw new AppError(
-        "CLAUDE_PARENT_AGENT_UNSUPPORTED",
-        "Cannot deliver a child's answer to a Claude Code sub-agent or --agent conversation",
-        { suggestion: "nothing was sent; dispatch from the main conversation, or use wait_process" },
-      );
-    }
-    return {
-      kind: "claude",
-      destination: { claude_session_id: pre.session_id, tool_use_id: toolUseId },
-      key: `claude:${pre.session_id}`,
-    };
+  /**
+   * Decides where this request's answer goes, before anything reaches the child, by asking the
+   * caller's integration. Null: no automatic delivery (other clients, or a call the integration
+   * cannot deliver to): the caller gets wait_process.
+   * @throws {AppError} the integration's preflight codes (missing hooks, unsupported conversation)
+   */
+  async resolve(parent: ParentCall | undefined): Promise<ResolvedDestination | null> {
+    const integration = parent ? this.#parents.get(parent.kind) : undefined;
+    if (!parent || !integration) return null;
+    return await integration.resolve(parent, this.#host);
+  }
+
+  /** The integration of a parent kind (undefined for other clients). */
+  parent(kind: ParentKind): ParentIntegration | undefined {
+    return this.#parents.get(kind);
   }
 
   /**
@@ -284,32 +161,13 @@ export class ParentDeliveryManager {
 
   /** Per parent kind: can an answer be delivered now, or which setup step is missing; plus counts by state. */
   async readiness(): Promise<Readiness> {
-    const counts = async (kind: ParentKind) => {
+    const out: Readiness = {};
+    for (const p of this.#parents.values()) {
       const by: Record<string, number> = {};
-      for (const r of await this.store.list(kind)) by[r.state] = (by[r.state] ?? 0) + 1;
-      return by;
-    };
-    const hook = (s: HookStatus) => ({
-      status: s.ready ? "ready" as const : "setup_required" as const,
-      detail: s.ready ? null : s.reason,
-    });
-    const codexBin = await this.#deps.codexBin();
-    return {
-      claude: {
-        ...hook(await this.#deps.claudeHooks().catch(() => ({ ready: false, reason: "unreadable" }))),
-        deliveries: await counts("claude"),
-      },
-      cursor: {
-        ...hook(await this.#deps.cursorHooks().catch(() => ({ ready: false, reason: "unreadable" }))),
-        deliveries: await counts("cursor"),
-      },
-      codex: {
-        status: codexBin ? "ready" : "unavailable",
-        detail: codexBin ? null : "no codex binary found for the official app-server (CODEX_BIN, standard path, PATH)",
-        steer: Deno.build.os === "linux" ? "unsupported" : await this.#deps.codexSteer?.() ?? "not_enabled",
-        deliveries: await counts("codex"),
-      },
-    };
+      for (const r of await this.store.list(p.kind)) by[r.state] = (by[r.state] ?? 0) + 1;
+      out[p.kind] = { ...(await p.readiness(this.#host)), deliveries: by };
+    }
+    return out;
   }
 
   /**
@@ -361,7 +219,7 @@ export class ParentDeliveryManager {
   async resume(): Promise<number> {
     await this.#prune();
     let taken = 0;
-    for (const kind of ["codex", "claude", "cursor"] as ParentKind[]) {
+    for (const [kind, parent] of this.#parents) {
       for (const rec of await this.store.list(kind)) {
         if (rec.state === "sending" && !alive(rec.sender)) {
           await this.store.update(
@@ -374,23 +232,26 @@ export class ParentDeliveryManager {
           );
           continue;
         }
-        if (kind === "cursor" && rec.state === "ready" && rec.ready_at_ms !== null) {
-          if (Date.now() - rec.ready_at_ms > UNCLAIMED_LIMIT_MS) {
+        const unclaimed = parent.unclaimed;
+        if (unclaimed && rec.state === "ready" && rec.ready_at_ms !== null) {
+          if (Date.now() - rec.ready_at_ms > unclaimed.limitMs) {
             await this.store.update(
               kind,
               rec.delivery_id,
-              (r) => r.state === "ready" ? { ...r, state: "failed", error_code: "CURSOR_PARENT_UNCLAIMED" } : null,
+              (r) => r.state === "ready" ? { ...r, state: "failed", error_code: unclaimed.code } : null,
             );
             continue;
           }
         }
-        const resumable = rec.state === "waiting" || (rec.state === "ready" && kind === "codex") || bodyStillOwed(rec);
+        const owed = (r: DeliveryRecord) => this.#bodyStillOwed(r);
+        const resumable = rec.state === "waiting" || (rec.state === "ready" && parent.push !== undefined) ||
+          owed(rec);
         if (!resumable || alive(rec.owner) || this.#observing.has(rec.delivery_id)) continue;
         const after = await this.store.update(
           kind,
           rec.delivery_id,
           (r) =>
-            (r.state === "waiting" || r.state === "ready" || bodyStillOwed(r)) && !alive(r.owner)
+            (r.state === "waiting" || r.state === "ready" || owed(r)) && !alive(r.owner)
               ? { ...r, owner: this.#owner }
               : null,
         );
@@ -406,20 +267,8 @@ export class ParentDeliveryManager {
   /** Removes hand-over files nobody can use any more, and finished records after a week (bodies with them). */
   async #prune(): Promise<void> {
     const now = Date.now();
-    const sweep = async (dir: string, maxAgeMs: number) => {
-      try {
-        for await (const e of Deno.readDir(dir)) {
-          const path = join(dir, e.name);
-          const st = await Deno.stat(path).catch(() => null);
-          if (st?.mtime && now - st.mtime.getTime() > maxAgeMs) await Deno.remove(path).catch(() => {});
-        }
-      } catch {
-        // nothing there yet
-      }
-    };
-    await sweep(join(this.store.claudeHooksDir, "pre"), 24 * 3600_000);
-    await sweep(join(this.store.claudeHooksDir, "by-tool-use"), 2 * UNCLAIMED_LIMIT_MS);
-    for (const kind of ["codex", "claude", "cursor"] as ParentKind[]) {
+    for (const p of this.#parents.values()) await p.prune?.(this.store, now);
+    for (const kind of this.#parents.keys()) {
       for (const rec of await this.store.list(kind)) {
         const final = rec.state === "submitted" || rec.state === "failed" || rec.state === "unknown";
         if (!final || now - rec.updated_at_ms < FINISHED_KEEP_MS) continue;
@@ -459,14 +308,7 @@ export class ParentDeliveryManager {
       parent: dest.kind,
       destination_key: dest.key,
     });
-    if (dest.kind === "claude" && dest.destination.tool_use_id) {
-      ensurePrivateDir(this.store.claudeHooksDir);
-      ensurePrivateDir(join(this.store.claudeHooksDir, "by-tool-use"));
-      await writeJsonAtomic(claudeIndexPath(this.store, dest.destination.tool_use_id), {
-        delivery_id: record.delivery_id,
-        prefix: this.store.prefix,
-      });
-    }
+    await this.#parents.get(dest.kind)?.created?.(record, this.#host);
     return record;
   }
 
@@ -509,8 +351,8 @@ export class ParentDeliveryManager {
       for (;;) {
         const rec = await this.store.read(kind, id);
         if (!rec || !sameOwner(rec, this.#owner)) return;
-        if (rec.state === "ready" && kind === "codex") return await this.#deliverCodex(id);
-        if (rec.state !== "waiting" && !bodyStillOwed(rec)) return;
+        if (rec.state === "ready" && this.#parents.get(kind)?.push) return await this.#push(kind, id);
+        if (rec.state !== "waiting" && !this.#bodyStillOwed(rec)) return;
         const outcome = await this.#access.wait(rec.child, OBSERVE_SLICE_MS);
         if (outcome.outcome === "timeout") continue;
         await this.#secure(kind, id, outcome);
@@ -552,79 +394,59 @@ export class ParentDeliveryManager {
     await this.store.saveBody(kind, id, body);
     await this.store.update(kind, id, (r) => {
       const fields = { child_outcome: childOutcome, child_turn_id: turnId, child_error: error };
-      // A delivery ended early (e.g. the Claude conversation was cleared) keeps its state; the body is still saved.
+      // A delivery its parent ended early (its conversation was cleared) keeps its state; the body is still saved.
       if (r.state !== "waiting") return { ...r, ...fields };
       return { ...r, ...fields, state: "ready", ready_at_ms: Date.now() };
     });
     await this.store.releaseClaim(this.childKey(rec.child), id);
   }
 
-  async #deliverCodex(id: string): Promise<void> {
+  /** Sends a ready body through its integration's push (exactly one sender; a lost answer is unknown). */
+  async #push(kind: ParentKind, id: string): Promise<void> {
+    const parent = this.#parents.get(kind)!;
     const sending = await this.store.update(
-      "codex",
+      kind,
       id,
       (r) => r.state === "ready" ? { ...r, state: "sending", sender: this.#owner } : null,
     );
     if (!sending || sending.state !== "sending" || sending.sender?.pid !== this.#owner.pid) return;
-    const body = await this.store.readBody("codex", id);
-    const bin = await this.#deps.codexBin();
-    if (body === null || !bin || !sending.destination.thread_id || !sending.destination.codex_home) {
-      await this.store.update("codex", id, (r) => ({
-        ...r,
-        state: "failed",
-        sender: null,
-        error_code: bin ? "DELIVERY_BODY_MISSING" : "CODEX_APP_SERVER_UNAVAILABLE",
-      }));
-      return;
-    }
-    try {
-      const res = await this.#deps.codexQueue(
-        {
-          codexBin: bin,
-          codexHome: sending.destination.codex_home,
-          threadId: sending.destination.thread_id,
-          env: this.#deps.env,
-        },
-        envelope(sending, body),
-        id,
-      );
-      await this.store.update("codex", id, (r) => ({
+    const body = await this.store.readBody(kind, id);
+    const outcome = await parent.push!(sending, body, this.#host);
+    if (outcome.state === "submitted") {
+      await this.store.update(kind, id, (r) => ({
         ...r,
         state: "submitted",
         sender: null,
-        queued_submission_id: res.queuedSubmissionId,
-        received_by: "codex_queue",
+        queued_submission_id: outcome.queued_submission_id,
+        received_by: outcome.received_by,
       }));
-    } catch (err) {
-      const f = codexFailureOf(err);
-      await this.store.update("codex", id, (r) => ({
-        ...r,
-        state: f.kind === "interrupted" ? "unknown" : "failed",
-        sender: null,
-        error_code: f.code,
-      }));
-      log("warn", "codex parent delivery failed", { delivery_id: id, code: f.code, kind: f.kind });
+      return;
+    }
+    await this.store.update(
+      kind,
+      id,
+      (r) => ({ ...r, state: outcome.state, sender: null, error_code: outcome.error_code }),
+    );
+    if (outcome.detail !== undefined) {
+      log("warn", "parent delivery push failed", {
+        delivery_id: id,
+        parent: kind,
+        code: outcome.error_code,
+        kind: outcome.detail,
+      });
     }
   }
-}
 
-/**
- * A request ended early (its Claude conversation was cleared or closed) whose child turn has not been
- * saved yet: the answer is still observed and kept, only never delivered.
- */
-function bodyStillOwed(rec: DeliveryRecord): boolean {
-  return rec.state === "failed" && rec.error_code === "CLAUDE_PARENT_SESSION_ENDED" && rec.child_outcome === null;
+  /**
+   * A request its parent ended early (e.g. the conversation was cleared or closed) whose child turn
+   * has not been saved yet: the answer is still observed and kept, only never delivered.
+   */
+  #bodyStillOwed(rec: DeliveryRecord): boolean {
+    const code = this.#parents.get(rec.parent)?.endedEarlyCode;
+    return code !== undefined && rec.state === "failed" && rec.error_code === code && rec.child_outcome === null;
+  }
 }
 
 function sameOwner(rec: DeliveryRecord, owner: { pid: number; start: string | null }): boolean {
   return rec.owner?.pid === owner.pid && rec.owner.start === owner.start;
-}
-
-function codexFailureOf(err: unknown): CodexFailure {
-  const e = err as Partial<CodexFailure> & Error;
-  if (e && (e.kind === "refused" || e.kind === "interrupted" || e.kind === "unavailable")) {
-    return { kind: e.kind, code: e.code ?? "CODEX_QUEUE_REFUSED", message: e.message };
-  }
-  // An unexpected throw after the request may have been written: do not claim it was not sent.
-  return { kind: "interrupted", code: "CODEX_QUEUE_UNCONFIRMED", message: String(e?.message ?? err) };
 }

@@ -11,18 +11,19 @@
  *      start a new one, call the delivery hooks just before typing, type through the one chokepoint,
  *      look for start evidence;
  *   4. the delivery started (`manager.start`), or abandoned when 3 failed;
- *   5. the receipt's completion route: `parent_delivery` (the answer comes by itself), Cursor's
- *      receive process, or the `aiterm-wait` process of the new turn.
+ *   5. the receipt's completion route: `parent_delivery` (the answer comes by itself), the parent's
+ *      receive process (when its integration has one), or the `aiterm-wait` process of the new turn.
  */
-import { selfCommand, windowsArgumentList } from "../../../platform/self_command.ts";
+import { selfCommand, windowsArgumentList } from "../../../platform/mod.ts";
 import { type WaitProcess, waitProcessFor } from "../wait_process.ts";
 import { type DispatchOptions, type DispatchReceipt, dispatchTurn } from "../dispatch.ts";
 import { launchAgent, type LaunchInput, type LaunchReceipt } from "../launch.ts";
 import type { AgentDeps } from "../session.ts";
 import { startupTimeoutMs } from "../startup.ts";
 import { cleanPrompt } from "../typing.ts";
-import type { ParentContext, ParentDeliveryManager } from "./manager.ts";
-import type { DeliveryReceipt } from "./store.ts";
+import type { ParentDeliveryManager } from "./manager.ts";
+import type { ParentCall } from "../../../harnesses/clients/mod.ts";
+import type { DeliveryReceipt } from "../../state/mod.ts";
 
 /** What a request's receipt says about delivery. */
 export interface RequestDelivery<T> {
@@ -37,7 +38,7 @@ export interface AgentRequestContext {
   deps: AgentDeps;
   /** Parent delivery (absent: every parent gets wait_process). */
   delivery?: ParentDeliveryManager | undefined;
-  parent?: ParentContext | undefined;
+  parent?: ParentCall | undefined;
   /** MCP progress (a no-op without a progress token): reported while a send waits for a starting harness. */
   progress?: ((progress: number, total?: number, message?: string) => Promise<void>) | undefined;
 }
@@ -58,9 +59,9 @@ export interface AgentSendResult extends DispatchReceipt {
   parent_delivery: DeliveryReceipt | null;
 }
 
-/** Cursor's receive process for a delivery (prints the body and exits). */
-export function cursorReceiveProcess(deliveryId: string): WaitProcess {
-  const [executable, ...prefix] = selfCommand("cursor-parent-receive");
+/** A parent's receive process for a delivery (`aiterm-mcp <subcommand> --delivery ID`: prints the body and exits). */
+export function receiveProcess(subcommand: string, deliveryId: string): WaitProcess {
+  const [executable, ...prefix] = selfCommand(subcommand);
   const args = [...prefix, "--delivery", deliveryId];
   return {
     executable: executable!,
@@ -123,7 +124,7 @@ export async function launchWithRequest(
  */
 export async function withParentDelivery<T>(
   manager: ParentDeliveryManager | undefined,
-  parent: ParentContext | undefined,
+  parent: ParentCall | undefined,
   send: (hooks: Pick<DispatchOptions, "beforeNewTurn" | "beforeSteer">) => Promise<T>,
 ): Promise<RequestDelivery<T>> {
   if (!manager) return { value: await send({}), parent_delivery: null };
@@ -140,10 +141,11 @@ export async function withParentDelivery<T>(
   const created = req.created();
   if (created) {
     manager.start(created);
+    const receiver = manager.parent(created.parent)?.receiveSubcommand;
     return {
       value,
       parent_delivery: await manager.receipt(created),
-      wait_process: created.parent === "cursor" ? cursorReceiveProcess(created.delivery_id) : null,
+      wait_process: receiver ? receiveProcess(receiver, created.delivery_id) : null,
     };
   }
   const joined = req.joined();

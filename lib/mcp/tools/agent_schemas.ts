@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS } from "../../remote/mod.ts";
 import { HARNESS_IDS } from "../../../harnesses/mod.ts";
+import { PARENT_KINDS, RECEIPT_WARNING_CODES } from "../../../harnesses/clients/mod.ts";
 
 export const HarnessSchema = z.enum(HARNESS_IDS).describe(
   "The agent CLI (it owns the agent loop, auth, hooks and transcript; the model is a separate choice)",
@@ -24,7 +25,7 @@ export const NextSchema = z.string().describe(
 
 /** `warning`: something the parent should know that did not fail the call. */
 export const WarningSchema = z.object({
-  code: z.enum(["CODEX_PARENT_ID_UNAVAILABLE"]).describe("Warning code"),
+  code: z.enum(RECEIPT_WARNING_CODES).describe("Warning code"),
   message: z.string().describe("What it means and what to do"),
 }).strict().optional().describe(
   "Present only when there is something to know, e.g. no automatic delivery for this request",
@@ -33,7 +34,7 @@ export const WarningSchema = z.object({
 /** `parent_delivery` in agent_launch and pty_send receipts. */
 export const ParentDeliverySchema = z.object({
   delivery_id: z.string().describe("This delivery (hooks and receivers find it by this id)"),
-  parent: z.enum(["codex", "claude", "cursor"]).describe("The parent kind the answer goes to"),
+  parent: z.enum(PARENT_KINDS).describe("The parent kind the answer goes to"),
   state: z.enum(["waiting", "ready", "sending", "submitted", "failed", "unknown"]).describe(
     "waiting = child turn running; ready = answer saved; submitted = handed to the parent's queue/hook (not read yet); failed/unknown = body kept, never resent",
   ),

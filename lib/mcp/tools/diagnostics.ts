@@ -14,6 +14,18 @@ const KindSchema = z.object({
   deliveries: z.record(z.string(), z.number().int()).describe("Delivery records by state"),
 }).strict();
 
+/** One row per parent kind (a public shape: each kind is spelt out with what its readiness means). */
+const ParentDeliveryRowsSchema = z.object({
+  claude: KindSchema.describe("Claude Code parents: aiterm's PreToolUse/PostToolUse/SessionEnd hooks"),
+  cursor: KindSchema.describe("Cursor parents: aiterm's afterMCPExecution/postToolUse hooks"),
+  codex: KindSchema.extend({
+    steer: z.enum(["unsupported", "not_enabled", "enabled"]).describe(
+      "Codex same-turn steer hooks (aiterm-mcp setup --codex-steer; unsupported on Linux)",
+    ),
+  }).strict().describe("Codex parents: the official queue through the app-server"),
+}).strict();
+type ParentDeliveryRows = z.infer<typeof ParentDeliveryRowsSchema>;
+
 export const diagnostics = defineTool({
   name: "diagnostics",
   title: "Readiness report",
@@ -59,15 +71,9 @@ export const diagnostics = defineTool({
       total: z.number().int().nullable().describe("Distinct fixed codes recorded"),
       seq: z.number().int().nullable().describe("Monotonic sequence of recorded occurrences"),
     }).strict().describe("Counts of fixed error codes only (aiterm-mcp errors snapshot shows them)"),
-    parent_delivery: z.object({
-      claude: KindSchema.describe("Claude Code parents: aiterm's PreToolUse/PostToolUse/SessionEnd hooks"),
-      cursor: KindSchema.describe("Cursor parents: aiterm's afterMCPExecution/postToolUse hooks"),
-      codex: KindSchema.extend({
-        steer: z.enum(["unsupported", "not_enabled", "enabled"]).describe(
-          "Codex same-turn steer hooks (aiterm-mcp setup --codex-steer; unsupported on Linux)",
-        ),
-      }).strict().describe("Codex parents: the official queue through the app-server"),
-    }).strict().nullable().describe("Per parent client kind; parents without automatic delivery use wait_process"),
+    parent_delivery: ParentDeliveryRowsSchema.nullable().describe(
+      "Per parent client kind; parents without automatic delivery use wait_process",
+    ),
     harnesses: z.array(
       z.object({
         harness: z.string().describe("Harness id"),
@@ -106,7 +112,8 @@ export const diagnostics = defineTool({
       sessions: { count, server },
       output_log: outputLog,
       runtime_errors: await (deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root)).summary(),
-      parent_delivery: deps.delivery ? await deps.delivery.readiness() : null,
+      // The schema spells each parent kind's row (a public shape); the rows come from the integrations.
+      parent_delivery: deps.delivery ? await deps.delivery.readiness() as ParentDeliveryRows : null,
       harnesses: getHarnessStatuses(deps.env),
     };
   },

@@ -3,6 +3,7 @@ import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { agentSessionView } from "../../agent/mod.ts";
 import { observeSession } from "../../terminal/mod.ts";
 import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
+import { PARENT_KINDS } from "../../../harnesses/clients/mod.ts";
 
 const ProcessIdentitySchema = z.object({
   pid: z.number().int().describe("Process id"),
@@ -69,7 +70,7 @@ export const ptyObserve = defineTool({
       pending_deliveries: z.array(
         z.object({
           delivery_id: z.string().describe("The delivery"),
-          parent: z.enum(["codex", "claude", "cursor"]).describe("The parent it goes to"),
+          parent: z.enum(PARENT_KINDS).describe("The parent it goes to"),
           state: z.enum(["waiting", "ready", "sending"]).describe(
             "waiting = turn running; ready = answer saved, not yet taken",
           ),

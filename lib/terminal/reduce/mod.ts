@@ -31,7 +31,7 @@ import { JS_RUNNERS } from "./js_runners.ts";
 import { OTHER_RUNNERS } from "./test_runners.ts";
 import type { Reducer } from "./util.ts";
 
-export { estimateTokens, printedText, stripControl } from "./generic.ts";
+export { estimateTokens, printedText, repeatMarker, stripControl, toLines } from "./generic.ts";
 export { classifyCommand } from "./classify.ts";
 
 /** Options of reduceOutput. */

@@ -1,0 +1,171 @@
+/**
+ * aiterm's parent hooks in Claude Code's `settings.json` and the text edits that add or remove them:
+ * pure functions over file text. Ownership is decided by the handler alone, never by position: a
+ * handler whose `args` end with `["hook", <one of our three names>]`.
+ */
+import {
+  addMember,
+  appendArrayItem,
+  converge,
+  dropElement,
+  hooksObject,
+  jsonEqual,
+  type JsonNode,
+  JsonShapeError,
+  liveMembers,
+  memberOf,
+  removeArrayItem,
+  replaceNode,
+  type ServerCommand,
+} from "../../common/client/mod.ts";
+
+/** Tool calls after which a Claude parent may be waiting for a child's answer. */
+export const CLAUDE_HOOK_MATCHER =
+  "^mcp__.+__(pty_send|agent_launch|claude_agent|codex_agent|grok_agent|cursor_agent)$";
+
+/** The `aiterm-mcp hook <name>` names installed into Claude Code (a fixed contract with the handlers). */
+export const CLAUDE_HOOK_NAMES = ["claude-pre-tool-use", "claude-post-tool-use", "claude-session-end"] as const;
+/** One of {@link CLAUDE_HOOK_NAMES}. */
+export type ClaudeHookName = typeof CLAUDE_HOOK_NAMES[number];
+
+/** One Claude hook aiterm installs. */
+export interface ClaudeHookSpec {
+  event: "PreToolUse" | "PostToolUse" | "SessionEnd";
+  name: ClaudeHookName;
+  matcher?: string;
+  /** Seconds. */
+  timeout: number;
+  /** Runs in the background and wakes the model when it exits with 2. */
+  asyncRewake?: true;
+}
+
+/** The three Claude hooks, in the order they are added to a file that has none. */
+export const CLAUDE_HOOK_SPECS: readonly ClaudeHookSpec[] = [
+  { event: "PreToolUse", name: "claude-pre-tool-use", matcher: CLAUDE_HOOK_MATCHER, timeout: 30 },
+  // Waits for the child's answer for up to a day, then hands it to the parent with exit 2.
+  {
+    event: "PostToolUse",
+    name: "claude-post-tool-use",
+    matcher: CLAUDE_HOOK_MATCHER,
+    timeout: 86400,
+    asyncRewake: true,
+  },
+  { event: "SessionEnd", name: "claude-session-end", timeout: 30 },
+];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The matcher group aiterm writes for `spec`, running `base` with `hook <name>` (argv, no shell). */
+export function claudeHookGroup(spec: ClaudeHookSpec, base: ServerCommand): Record<string, unknown> {
+  const handler: Record<string, unknown> = {
+    type: "command",
+    command: base.command,
+    args: [...base.args, "hook", spec.name],
+    timeout: spec.timeout,
+  };
+  if (spec.asyncRewake) handler.asyncRewake = true;
+  return spec.matcher === undefined ? { hooks: [handler] } : { matcher: spec.matcher, hooks: [handler] };
+}
+
+/** Which of our hooks a Claude handler is, or null for anyone else's handler. */
+export function claudeHookName(handler: unknown): ClaudeHookName | null {
+  if (!isObject(handler) || !Array.isArray(handler.args)) return null;
+  const args = handler.args;
+  const name = args.at(-1);
+  return args.length >= 2 && args.at(-2) === "hook" && (CLAUDE_HOOK_NAMES as readonly unknown[]).includes(name)
+    ? name as ClaudeHookName
+    : null;
+}
+
+/** Handlers of a Claude matcher group (the `hooks` array), or null when the group has none. */
+function groupHandlers(group: JsonNode): JsonNode | null {
+  if (group.kind !== "object") return null;
+  const m = memberOf(group, "hooks");
+  return m && m.node.kind === "array" ? m.node : null;
+}
+
+/**
+ * Adds (or brings up to date) aiterm's three Claude hooks in the text of `settings.json`. An
+ * existing aiterm group keeps its place; an identical one is left alone, so a second run returns
+ * the same text. Our handlers found in someone else's group, under the wrong event or twice are
+ * removed. Throws JsonSyntaxError / JsonShapeError for a file it cannot edit safely.
+ */
+export function addClaudeParentHooks(text: string, base: ServerCommand): string {
+  const want = CLAUDE_HOOK_SPECS.map((spec) => ({ spec, group: claudeHookGroup(spec, base) }));
+  if (text.trim() === "") {
+    return JSON.stringify({ hooks: Object.fromEntries(want.map((w) => [w.spec.event, [w.group]])) }, null, 2) + "\n";
+  }
+  return converge(text, false, (text, root) => {
+    const hooks = hooksObject(root);
+    if (!hooks) return addMember(text, root, "hooks", Object.fromEntries(want.map((w) => [w.spec.event, [w.group]])));
+    const slots = new Map<ClaudeHookName, JsonNode>();
+    for (const event of liveMembers(hooks)) {
+      if (event.node.kind !== "array") {
+        if (want.some((w) => w.spec.event === event.key)) {
+          throw new JsonShapeError(`"hooks.${event.key}" is not a JSON array`);
+        }
+        continue;
+      }
+      for (const [gi, group] of (event.node.items ?? []).entries()) {
+        const handlers = groupHandlers(group);
+        if (!handlers) continue;
+        const names = (handlers.items ?? []).map((h) => claudeHookName(h.value));
+        const ours = names.filter((n) => n !== null);
+        if (ours.length === 0) continue;
+        const first = ours[0]!;
+        const home = want.find((w) => w.spec.name === first)!.spec.event;
+        const onlyOurs = ours.length === names.length && ours.every((n) => n === first);
+        if (onlyOurs && home === event.key && !slots.has(first)) {
+          slots.set(first, group);
+          continue;
+        }
+        if (ours.length === names.length) return dropElement(text, { root, hooks, event, dropEmptyHooks: false }, gi);
+        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
+      }
+    }
+    for (const w of want) {
+      const slot = slots.get(w.spec.name);
+      if (slot) {
+        if (!jsonEqual(slot.value, w.group)) return replaceNode(text, slot, w.group);
+        continue;
+      }
+      const event = memberOf(hooks, w.spec.event);
+      return event ? appendArrayItem(text, event.node, w.group) : addMember(text, hooks, w.spec.event, [w.group]);
+    }
+    return null;
+  });
+}
+
+/**
+ * Removes every aiterm handler from the text of Claude's `settings.json` (whole groups when they
+ * hold only ours; the event key when its array empties; `hooks` when it empties). Returns the new
+ * text and how many handlers went.
+ */
+export function removeClaudeParentHooks(text: string): { text: string; removed: number } {
+  if (text.trim() === "") return { text, removed: 0 };
+  let removed = 0;
+  const out = converge(text, false, (text, root) => {
+    const hooks = hooksObject(root);
+    if (!hooks) return null;
+    for (const event of liveMembers(hooks)) {
+      if (event.node.kind !== "array") continue;
+      for (const [gi, group] of (event.node.items ?? []).entries()) {
+        const handlers = groupHandlers(group);
+        if (!handlers) continue;
+        const names = (handlers.items ?? []).map((h) => claudeHookName(h.value));
+        const ours = names.filter((n) => n !== null).length;
+        if (ours === 0) continue;
+        if (ours === names.length) {
+          removed += ours;
+          return dropElement(text, { root, hooks, event, dropEmptyHooks: true }, gi);
+        }
+        removed++;
+        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
+      }
+    }
+    return null;
+  });
+  return { text: out, removed };
+}

@@ -1,0 +1,130 @@
+/**
+ * What the hook-file edits of the vendor folders share (harnesses/claude/hook_edit.ts,
+ * harnesses/cursor/hook_edit.ts): a command line in the shell a client runs hooks with, and the edit
+ * loop over a `hooks` object. Every edit goes through json_edit.ts, one entry at a time, so other
+ * hooks, other keys, their order, comments and layout keep their bytes.
+ */
+import {
+  type JsonMember,
+  type JsonNode,
+  JsonShapeError,
+  memberOf,
+  parseJsonSpans,
+  removeArrayItem,
+  removeMember,
+} from "./json_edit.ts";
+
+const SAFE_POSIX = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * One command string for `argv` in the shell that runs Cursor's hook commands: POSIX sh quoting; on
+ * Windows a PowerShell call (`& 'path' args`, the quoted path started through the call operator).
+ */
+export function commandLine(argv: string[], os: string = Deno.build.os): string {
+  if (os === "windows") {
+    const ps = (a: string) => `'${a.replaceAll("'", "''")}'`;
+    const [head, ...rest] = argv;
+    return ["&", ps(head ?? ""), ...rest.map((a) => SAFE_POSIX.test(a) ? a : ps(a))].join(" ");
+  }
+  return argv.map((a) => SAFE_POSIX.test(a) ? a : `'${a.replaceAll("'", `'"'"'`)}'`).join(" ");
+}
+
+/** Splits a command string written by {@link commandLine} (or typed in the same quoting) back into argv. */
+export function splitCommandLine(line: string, os: string = Deno.build.os): string[] {
+  const out: string[] = [];
+  let cur: string | null = null;
+  let i = 0;
+  const s = os === "windows" ? line.replace(/^\s*&\s+/, "") : line;
+  while (i < s.length) {
+    const c = s[i]!;
+    if (/\s/.test(c)) {
+      if (cur !== null) out.push(cur);
+      cur = null;
+      i++;
+    } else if (c === "'") {
+      // POSIX: no escapes inside; PowerShell: '' is one quote.
+      let j = i + 1;
+      let body = "";
+      while (j < s.length) {
+        if (s[j] === "'" && os === "windows" && s[j + 1] === "'") {
+          body += "'";
+          j += 2;
+        } else if (s[j] === "'") {
+          break;
+        } else {
+          body += s[j];
+          j++;
+        }
+      }
+      cur = (cur ?? "") + body;
+      i = j + 1;
+    } else if (c === '"') {
+      let j = i + 1;
+      let body = "";
+      while (j < s.length && s[j] !== '"') {
+        if (os !== "windows" && s[j] === "\\" && j + 1 < s.length && '"\\$`'.includes(s[j + 1]!)) j++;
+        body += s[j];
+        j++;
+      }
+      cur = (cur ?? "") + body;
+      i = j + 1;
+    } else if (c === "\\" && os !== "windows" && i + 1 < s.length) {
+      cur = (cur ?? "") + s[i + 1];
+      i += 2;
+    } else {
+      cur = (cur ?? "") + c;
+      i++;
+    }
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The edit loop: find one change, apply it, parse again, until nothing is left to change. One change
+// per pass keeps every span valid; each pass strictly reduces what differs, so it ends.
+
+const MAX_PASSES = 64;
+
+/** Applies `step` (one change, or null when nothing is left) until the text settles. */
+export function converge(text: string, jsonc: boolean, step: (text: string, root: JsonNode) => string | null): string {
+  let cur = text;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const root = parseJsonSpans(cur, { jsonc });
+    if (root.kind !== "object") throw new JsonShapeError("the top level is not a JSON object");
+    const next = step(cur, root);
+    if (next === null) return cur;
+    cur = next;
+  }
+  throw new Error("hook edit did not settle");
+}
+
+/** The live members (JSON.parse keeps the last of duplicate keys; earlier ones are dead text). */
+export function liveMembers(obj: JsonNode): JsonMember[] {
+  return (obj.members ?? []).filter((m) => memberOf(obj, m.key) === m);
+}
+
+/**
+ * Removes element `index` of the event array `arr` (member `event` of `hooks`); when it was the only
+ * element the event key goes too, and with `dropEmptyHooks` an emptied `hooks` leaves the root.
+ */
+export function dropElement(
+  text: string,
+  ctx: { root: JsonNode; hooks: JsonNode; event: JsonMember; dropEmptyHooks: boolean },
+  index: number,
+): string {
+  const { root, hooks, event } = ctx;
+  if ((event.node.items ?? []).length > 1) return removeArrayItem(text, event.node, index);
+  if (ctx.dropEmptyHooks && (hooks.members ?? []).length === 1) {
+    return removeMember(text, root, memberOf(root, "hooks")!);
+  }
+  return removeMember(text, hooks, event);
+}
+
+/** The `hooks` object of a hook file (null when absent). */
+export function hooksObject(root: JsonNode): JsonNode | null {
+  const m = memberOf(root, "hooks");
+  if (!m) return null;
+  if (m.node.kind !== "object") throw new JsonShapeError('"hooks" is not a JSON object');
+  return m.node;
+}

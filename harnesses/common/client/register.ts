@@ -1,0 +1,129 @@
+/**
+ * What every client's registration shares (harnesses/<vendor>/register.ts): the step contract setup
+ * runs (detect, register, read back) and the helpers to run a client's CLI and read its answers.
+ */
+import { SERVER_NAME } from "../../../base/version.ts";
+import { type ConfigPathKind, SetupFailure } from "./config_file.ts";
+import type { ServerCommand } from "./host.ts";
+
+/** The clients setup knows (harnesses/mod.ts CLIENT_IDS lists them in the order setup handles them). */
+export type ClientId = "claude" | "codex" | "cursor" | "grok";
+
+/** The name aiterm is registered under in every client. */
+export const REGISTRATION_NAME = SERVER_NAME;
+
+/** What every client step gets. */
+export interface ClientContext {
+  env: Record<string, string>;
+  home: string;
+  dryRun: boolean;
+  server: ServerCommand;
+}
+
+/** Whether and how a client was found. */
+export interface Detection {
+  found: boolean;
+  /** The client's CLI, when it resolves. */
+  bin: string | null;
+  /** How it was found (or where setup looked). */
+  how: string;
+}
+
+/** Result of registering in one client. */
+export interface RegisterReport {
+  status: "registered" | "already_registered" | "would_register";
+  detail: string;
+  config_path?: string;
+  config_path_kind?: "file" | "symlink" | "created" | "cli";
+  backup_path?: string;
+}
+
+/** Result of reading a registration back. */
+export interface ReadBackReport {
+  detail: string;
+  /** Claude only: the CLI's own health check (it starts the server). */
+  health?: "connected" | "not_checked";
+}
+
+/** One client's integration. Failures are thrown as {@link SetupFailure}. */
+export interface ClientIntegration {
+  id: ClientId;
+  label: string;
+  detect(ctx: ClientContext): Promise<Detection>;
+  register(ctx: ClientContext, det: Detection): Promise<RegisterReport>;
+  readBack(ctx: ClientContext, det: Detection): Promise<ReadBackReport>;
+}
+
+const decoder = new TextDecoder();
+const CLI_TIMEOUT_MS = 90_000;
+
+/** What a client CLI printed and how it exited. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(bin: string, args: string[], ctx: ClientContext): Promise<CliResult> {
+  try {
+    const out = await new Deno.Command(bin, {
+      args,
+      cwd: ctx.home,
+      env: ctx.env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(CLI_TIMEOUT_MS),
+    }).output();
+    return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+  } catch (err) {
+    const why = (err as Error).name === "AbortError" || (err as Error).name === "TimeoutError"
+      ? `timed out after ${CLI_TIMEOUT_MS / 1000}s`
+      : (err as Error).message;
+    throw new SetupFailure("cli_failed", `cannot run ${bin} ${args.slice(0, 2).join(" ")}: ${why}`);
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split("\n").map((l) => l.trim()).find((l) => l.length > 0)?.slice(0, 300) ?? "";
+}
+
+export function cliFailure(bin: string, args: string[], r: CliResult): SetupFailure {
+  return new SetupFailure(
+    "cli_failed",
+    `${bin.split(/[\\/]/).pop()} ${args.slice(0, 3).join(" ")} exited with ${r.code}: ${
+      firstLine(r.stderr) || firstLine(r.stdout) || "no output"
+    }`,
+  );
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function isDir(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+export function pathKind(kind: ConfigPathKind): "file" | "symlink" | "created" {
+  return kind === "missing" ? "created" : kind;
+}
+
+export function stringEnv(v: unknown): [string, string][] {
+  if (!isObject(v)) return [];
+  return Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string");
+}
