@@ -13,7 +13,7 @@
  *   type. Layers above lib/terminal go through `Terminal`'s methods. The composition root may still
  *   create a multiplexer (`selectMultiplexer()` in lib/app.ts) and hand it to `new Terminal`.
  *
- * Enforced since issue 19 (see docs/adr/0028-parent-integrations-per-vendor.md): the layer arrows
+ * Enforced since issue 19 (see docs/adr/0030-parent-integrations-per-vendor.md): the layer arrows
  * (`lib-setup`, `platform-lib`, `base-*`, `harnesses-lib` but lib/state, …), `product-cycle`,
  * `folder-cycle` (no two folders import each other), `mod-boundary` (a folder with a mod.ts is entered
  * only through it, except {@link MOD_BOUNDARY_ALLOW}) and `vendor-literal` (no AI-client name in lib/
