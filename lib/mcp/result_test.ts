@@ -41,7 +41,9 @@ const echo = defineTool({
 });
 
 Deno.test("a result over 1 MiB becomes RESULT_TOO_LARGE naming the tool; the real client stays connected", async () => {
-  const server = createServer({ version: "0.0.0-test" } as ToolDeps, [echo as unknown as ToolDef]);
+  const server = createServer({ version: "0.0.0-test", parents: [] } as unknown as ToolDeps, [
+    echo as unknown as ToolDef,
+  ]);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "result-size-test", version: "0.0.0" });

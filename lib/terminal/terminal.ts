@@ -41,6 +41,7 @@ import { sanitizeInput } from "./sanitize.ts";
 import { NO_PAGER_ENV } from "./pager_env.ts";
 import { readSendLock, withSendLock } from "./send_lock.ts";
 import { PaneBatch } from "./pane_batch.ts";
+import { TypeAhead, type TypeAheadLook } from "./type_ahead.ts";
 import { ReadBuffers } from "./read_page.ts";
 import type { LastSend } from "./last_send.ts";
 import { newGeneration, readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
@@ -140,6 +141,8 @@ interface SendPlan {
   chunks: Uint8Array[];
   /** Planned from remembered pane facts (see Terminal.#paneFacts): typed with Multiplexer.pasteIfReady. */
   remembered: boolean;
+  /** Typed at the session's own shell (not at a program it runs). */
+  atOwnShell: boolean;
 }
 
 /** After the multiplexer could not type in one round trip, how long sends ask tmux first without trying again. */
@@ -188,6 +191,8 @@ export class Terminal {
   readonly readBuffers = new ReadBuffers();
   /** The read cursors' and last sends' spare files (lib/state/atomic.ts). */
   readonly hotFiles = new HotFiles();
+  /** Lines typed into a session's shell that it may not have taken yet (./type_ahead.ts). */
+  readonly #typeAhead = new TypeAhead();
 
   constructor(deps: TerminalDeps) {
     this.#mux = deps.mux;
@@ -602,6 +607,8 @@ export class Terminal {
     const size = assertInputSize(text);
     await this.sweepScratch();
     await this.#ensureLockDir(input.session_id, "send to");
+    // A line just typed into the shell that it has not taken yet: wait for it first (./type_ahead.ts).
+    await this.#typeAhead.settle(input.session_id, this.#typeAheadLook(input.session_id));
     // Decided before the lock, so it is held only to type: the pane, the payload and its chunks.
     let plan = await this.#planSend(input.session_id, text, raw, enter, mark);
     return await withSendLock(
@@ -627,6 +634,9 @@ export class Terminal {
           throw err;
         }
         const { cursor } = typed;
+        if (enter && plan.atOwnShell && plan.meta?.integration === "osc133") {
+          this.#typeAhead.submitted(input.session_id, cursor, plan.live.panePid);
+        }
         if (hold.recoveredStaleLock) logStaleTakeover(input.session_id, hold.staleOwnerPid);
         return {
           session_id: input.session_id,
@@ -640,6 +650,21 @@ export class Terminal {
         };
       },
     );
+  }
+
+  /** What a send waiting for the shell to take its previous line looks at (./type_ahead.ts). */
+  #typeAheadLook(id: string): TypeAheadLook {
+    return {
+      foreground: (shell) => foregroundProcess(shell)?.pid ?? null,
+      promptAfter: async (cursor) => {
+        const meta = await this.meta(id);
+        if (!meta) return true;
+        const limit = 1 << 16;
+        const slice = await readLog(this.#layout.sessionLogDir(id), meta.segment_bytes, cursor, limit);
+        // More output than that after the line: the shell ran it.
+        return slice.bytes.length >= limit || new TextDecoder().decode(slice.bytes).includes("\x1b]133;A");
+      },
+    };
   }
 
   /**
@@ -795,6 +820,7 @@ export class Terminal {
       secret,
       chunks: utf8Chunks(payload),
       remembered: facts.remembered,
+      atOwnShell,
     };
   }
 
@@ -847,6 +873,7 @@ export class Terminal {
     const dir = this.#layout.sessionDir(id);
     const dirExists = (await Deno.stat(dir).catch(() => null)) !== null;
     if (!live && !meta && !dirExists) return { session_id: id, outcome: "already_closed" };
+    this.#typeAhead.forget(id);
     const lock = await readSendLock(this.#layout.sessionSendLock(id));
     const kill = async () => {
       if (live) await this.#mux.killSession(id);

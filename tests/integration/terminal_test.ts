@@ -122,3 +122,29 @@ Deno.test("terminal: observe says what the pane runs; close ends it once, then r
   const rows = await term.list();
   assert(!rows.some((r) => r.session_id === "i5" && r.state === "running"), JSON.stringify(rows));
 });
+
+Deno.test(
+  "terminal: a line typed right after a line that starts a program reaches that program, not the shell's read-ahead",
+  opts,
+  async () => {
+    await using e = await serviceEnv();
+    const term = e.svc.terminal;
+    await term.open({ name: "i6", shell: "bash" });
+    await readSession(term, { session_id: "i6", wait: true, timeout: 10 });
+    const shell = (await term.pane("i6"))!.panePid;
+    // The shell is held (SIGSTOP) so both lines are in the terminal before it reads the first one: bash's line
+    // editor reads ahead everything waiting, so without a guard the second line would be read by bash itself
+    // (and run by it after sh exits), never by the sh the first line starts.
+    Deno.kill(shell, "SIGSTOP");
+    const resume = new Promise((r) => setTimeout(r, 300)).then(() => Deno.kill(shell, "SIGCONT"));
+    try {
+      await term.send({ session_id: "i6", text: "sh" });
+      await term.send({ session_id: "i6", text: "echo nested-$((6*7))", mark: "posix" });
+    } finally {
+      await resume;
+    }
+    const n = await readSession(term, { session_id: "i6", wait: true, timeout: 10 });
+    assertEquals([n.via, n.exit_status], ["sentinel", 0]);
+    assertStringIncludes(n.text, "nested-42");
+  },
+);
