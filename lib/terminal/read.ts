@@ -206,6 +206,8 @@ async function readSessionOnce(
     noteWriter(await firstCheck);
     for (const e of during) noteWriter(e);
   }
+  // The shell's mark or the send's sentinel after the last send: the shell took that line (./type_ahead.ts).
+  if (completion && (completion.via === "shell_integration" || completion.via === "sentinel")) terminal.lineTaken(id);
   // The shell printing a mark or the awaited text proves it is alive; otherwise ask the multiplexer.
   const alive = completion && ["shell_integration", "sentinel", "until"].includes(completion.via)
     ? true

@@ -652,6 +652,11 @@ export class Terminal {
     );
   }
 
+  /** A read saw the shell's mark or the sentinel after session `id`'s last send: its shell took that line. */
+  lineTaken(id: string): void {
+    this.#typeAhead.forget(id);
+  }
+
   /** What a send waiting for the shell to take its previous line looks at (./type_ahead.ts). */
   #typeAheadLook(id: string): TypeAheadLook {
     return {
