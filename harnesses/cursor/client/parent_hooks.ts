@@ -4,6 +4,7 @@
  * body exactly once (DeliveryStore.handOver) and writes it where Cursor reads it.
  */
 import { parseArgs } from "node:util";
+import { waitUntil } from "../../../base/wait.ts";
 import { FileWaker } from "../../../platform/mod.ts";
 import { type HookContext, nonEmpty, parseHookInput } from "../../common/client/mod.ts";
 
@@ -120,7 +121,6 @@ export async function cursorParentReceive(
   ctx: HookContext,
   options: ReceiveOptions = {},
 ): Promise<number> {
-  const deadline = Date.now() + (options.timeoutMs ?? UNCLAIMED_LIMIT_MS);
   let store = ctx.store;
   for (const s of ctx.store.all()) {
     if (await s.read(CURSOR_PARENT, deliveryId)) {
@@ -129,35 +129,38 @@ export async function cursorParentReceive(
     }
   }
   using waker = new FileWaker(store.dir(CURSOR_PARENT), [`${deliveryId}.json`]);
-  for (;;) {
+  // An exit code ends the wait; a record still waiting is looked at again.
+  const got = await waitUntil(async (): Promise<number | "waiting"> => {
     const rec = await store.read(CURSOR_PARENT, deliveryId);
     if (!rec) return 4;
     if (rec.state === "submitted" || rec.state === "sending") return 6;
     if (rec.state === "failed" || rec.state === "unknown") return 7;
-    if (rec.state === "ready") {
-      try {
-        const taken = await store.handOver(
-          CURSOR_PARENT,
-          rec,
-          "cursor_parent_receive",
-          (t) => ctx.write("stdout", t + "\n"),
-        );
-        return taken ? 0 : 6;
-      } catch {
-        return 7;
-      }
-    }
-    if (Date.now() > deadline || options.signal?.aborted) {
-      await store.update(
+    if (rec.state !== "ready") return "waiting";
+    try {
+      const taken = await store.handOver(
         CURSOR_PARENT,
-        deliveryId,
-        (r) =>
-          r.state === "waiting" || r.state === "ready" ? { ...r, state: "failed", error_code: UNCLAIMED_CODE } : null,
+        rec,
+        "cursor_parent_receive",
+        (t) => ctx.write("stdout", t + "\n"),
       );
-      return 3;
+      return taken ? 0 : 6;
+    } catch {
+      return 7;
     }
-    await waker.next(Math.min(options.pollMs ?? POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
-  }
+  }, {
+    timeoutMs: options.timeoutMs ?? UNCLAIMED_LIMIT_MS,
+    intervalMs: options.pollMs ?? POLL_MS,
+    until: (code) => code !== "waiting",
+    wake: waker,
+    signal: options.signal,
+  });
+  if (got.status === "done" && got.value !== "waiting") return got.value;
+  await store.update(
+    CURSOR_PARENT,
+    deliveryId,
+    (r) => r.state === "waiting" || r.state === "ready" ? { ...r, state: "failed", error_code: UNCLAIMED_CODE } : null,
+  );
+  return 3;
 }
 
 /** `cursor-parent-receive` argv: exit 0 body printed, 6 taken by the hook, 4 unknown id, 3 unclaimed timeout, 7 failed. */
