@@ -3,6 +3,7 @@
  * runs (detect, register, read back) and the helpers to run a client's CLI and read its answers.
  */
 import { SERVER_NAME } from "../../../base/version.ts";
+import { runProcess } from "../../../platform/mod.ts";
 import { type ConfigPathKind, SetupFailure } from "./config_file.ts";
 import type { ServerCommand } from "./host.ts";
 
@@ -54,7 +55,6 @@ export interface ClientIntegration {
   readBack(ctx: ClientContext, det: Detection): Promise<ReadBackReport>;
 }
 
-const decoder = new TextDecoder();
 const CLI_TIMEOUT_MS = 90_000;
 
 /** What a client CLI printed and how it exited. */
@@ -65,24 +65,14 @@ export interface CliResult {
 }
 
 export async function runCli(bin: string, args: string[], ctx: ClientContext): Promise<CliResult> {
-  try {
-    const out = await new Deno.Command(bin, {
-      args,
-      cwd: ctx.home,
-      env: ctx.env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(CLI_TIMEOUT_MS),
-    }).output();
-    return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-  } catch (err) {
-    const why = (err as Error).name === "AbortError" || (err as Error).name === "TimeoutError"
-      ? `timed out after ${CLI_TIMEOUT_MS / 1000}s`
-      : (err as Error).message;
-    throw new SetupFailure("cli_failed", `cannot run ${bin} ${args.slice(0, 2).join(" ")}: ${why}`);
-  }
+  const fail = (why: string) =>
+    new SetupFailure("cli_failed", `cannot run ${bin} ${args.slice(0, 2).join(" ")}: ${why}`);
+  const out = await runProcess(bin, { args, cwd: ctx.home, env: ctx.env, clearEnv: true, timeoutMs: CLI_TIMEOUT_MS })
+    .catch((err: Error) => {
+      throw fail(err.message);
+    });
+  if (out.timedOut) throw fail(`timed out after ${CLI_TIMEOUT_MS / 1000}s`);
+  return { code: out.code, stdout: out.stdout, stderr: out.stderr };
 }
 
 function firstLine(text: string): string {
