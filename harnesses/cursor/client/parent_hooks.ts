@@ -4,9 +4,7 @@
  * body exactly once (DeliveryStore.handOver) and writes it where Cursor reads it.
  */
 import { parseArgs } from "node:util";
-import { waitUntil } from "../../../base/wait.ts";
-import { FileWaker } from "../../../platform/mod.ts";
-import { type HookContext, nonEmpty, parseHookInput } from "../../common/client/mod.ts";
+import { type HookContext, nonEmpty, parseHookInput, receiveDelivery } from "../../common/client/mod.ts";
 
 /** The record kind of Cursor parents. */
 export const CURSOR_PARENT = "cursor";
@@ -128,39 +126,23 @@ export async function cursorParentReceive(
       break;
     }
   }
-  using waker = new FileWaker(store.dir(CURSOR_PARENT), [`${deliveryId}.json`]);
-  // An exit code ends the wait; a record still waiting is looked at again.
-  const got = await waitUntil(async (): Promise<number | "waiting"> => {
-    const rec = await store.read(CURSOR_PARENT, deliveryId);
-    if (!rec) return 4;
-    if (rec.state === "submitted" || rec.state === "sending") return 6;
-    if (rec.state === "failed" || rec.state === "unknown") return 7;
-    if (rec.state !== "ready") return "waiting";
-    try {
-      const taken = await store.handOver(
-        CURSOR_PARENT,
-        rec,
-        "cursor_parent_receive",
-        (t) => ctx.write("stdout", t + "\n"),
-      );
-      return taken ? 0 : 6;
-    } catch {
-      return 7;
-    }
+  return await receiveDelivery(store, deliveryId, {
+    kind: CURSOR_PARENT,
+    name: "cursor_parent_receive",
+    write: (t) => ctx.write("stdout", t),
+    endsWith: (rec) => {
+      if (!rec) return 4;
+      if (rec.state === "submitted" || rec.state === "sending") return 6;
+      if (rec.state === "failed" || rec.state === "unknown") return 7;
+      return null;
+    },
+    handOver: { taken: 0, lost: 6, failed: 7 },
+    timeout: { errorCode: UNCLAIMED_CODE, exit: 3 },
   }, {
     timeoutMs: options.timeoutMs ?? UNCLAIMED_LIMIT_MS,
-    intervalMs: options.pollMs ?? POLL_MS,
-    until: (code) => code !== "waiting",
-    wake: waker,
+    pollMs: options.pollMs ?? POLL_MS,
     signal: options.signal,
   });
-  if (got.status === "done" && got.value !== "waiting") return got.value;
-  await store.update(
-    CURSOR_PARENT,
-    deliveryId,
-    (r) => r.state === "waiting" || r.state === "ready" ? { ...r, state: "failed", error_code: UNCLAIMED_CODE } : null,
-  );
-  return 3;
 }
 
 /** `cursor-parent-receive` argv: exit 0 body printed, 6 taken by the hook, 4 unknown id, 3 unclaimed timeout, 7 failed. */
