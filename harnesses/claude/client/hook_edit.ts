@@ -4,19 +4,17 @@
  * handler whose `args` end with `["hook", <one of our three names>]`.
  */
 import {
-  addMember,
-  appendArrayItem,
+  addHooksStep,
   converge,
   dropElement,
+  freshHooks,
   hooksObject,
-  jsonEqual,
   type JsonNode,
-  JsonShapeError,
   liveMembers,
   memberOf,
   removeArrayItem,
-  replaceNode,
   type ServerCommand,
+  type WantedHook,
 } from "../../common/client/mod.ts";
 
 /** Tool calls after which a Claude parent may be waiting for a child's answer. */
@@ -93,21 +91,14 @@ function groupHandlers(group: JsonNode): JsonNode | null {
  * removed. Throws JsonSyntaxError / JsonShapeError for a file it cannot edit safely.
  */
 export function addClaudeParentHooks(text: string, base: ServerCommand): string {
-  const want = CLAUDE_HOOK_SPECS.map((spec) => ({ spec, group: claudeHookGroup(spec, base) }));
-  if (text.trim() === "") {
-    return JSON.stringify({ hooks: Object.fromEntries(want.map((w) => [w.spec.event, [w.group]])) }, null, 2) + "\n";
-  }
-  return converge(text, false, (text, root) => {
-    const hooks = hooksObject(root);
-    if (!hooks) return addMember(text, root, "hooks", Object.fromEntries(want.map((w) => [w.spec.event, [w.group]])));
-    const slots = new Map<ClaudeHookName, JsonNode>();
-    for (const event of liveMembers(hooks)) {
-      if (event.node.kind !== "array") {
-        if (want.some((w) => w.spec.event === event.key)) {
-          throw new JsonShapeError(`"hooks.${event.key}" is not a JSON array`);
-        }
-        continue;
-      }
+  const want: WantedHook[] = CLAUDE_HOOK_SPECS.map((spec) => ({
+    event: spec.event,
+    slot: spec.name,
+    value: claudeHookGroup(spec, base),
+  }));
+  if (text.trim() === "") return JSON.stringify({ hooks: freshHooks(want) }, null, 2) + "\n";
+  return converge(text, false, (text, root) =>
+    addHooksStep(text, root, want, (event, hooks, slots) => {
       for (const [gi, group] of (event.node.items ?? []).entries()) {
         const handlers = groupHandlers(group);
         if (!handlers) continue;
@@ -115,7 +106,7 @@ export function addClaudeParentHooks(text: string, base: ServerCommand): string 
         const ours = names.filter((n) => n !== null);
         if (ours.length === 0) continue;
         const first = ours[0]!;
-        const home = want.find((w) => w.spec.name === first)!.spec.event;
+        const home = want.find((w) => w.slot === first)!.event;
         const onlyOurs = ours.length === names.length && ours.every((n) => n === first);
         if (onlyOurs && home === event.key && !slots.has(first)) {
           slots.set(first, group);
@@ -124,18 +115,8 @@ export function addClaudeParentHooks(text: string, base: ServerCommand): string 
         if (ours.length === names.length) return dropElement(text, { root, hooks, event, dropEmptyHooks: false }, gi);
         return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
       }
-    }
-    for (const w of want) {
-      const slot = slots.get(w.spec.name);
-      if (slot) {
-        if (!jsonEqual(slot.value, w.group)) return replaceNode(text, slot, w.group);
-        continue;
-      }
-      const event = memberOf(hooks, w.spec.event);
-      return event ? appendArrayItem(text, event.node, w.group) : addMember(text, hooks, w.spec.event, [w.group]);
-    }
-    return null;
-  });
+      return null;
+    }));
 }
 
 /**

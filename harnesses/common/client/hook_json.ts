@@ -1,10 +1,13 @@
 /**
- * What the hook-file edits of the vendor folders share (harnesses/claude/hook_edit.ts,
- * harnesses/cursor/hook_edit.ts): a command line in the shell a client runs hooks with, and the edit
- * loop over a `hooks` object. Every edit goes through json_edit.ts, one entry at a time, so other
+ * What the hook-file edits of the vendor folders share (harnesses/claude/client/hook_edit.ts,
+ * harnesses/cursor/client/hook_edit.ts): a command line in the shell a client runs hooks with, the edit
+ * loop over a `hooks` object and the step that adds aiterm's entries. Every edit goes through json_edit.ts, one entry at a time, so other
  * hooks, other keys, their order, comments and layout keep their bytes.
  */
 import {
+  addMember,
+  appendArrayItem,
+  jsonEqual,
   type JsonMember,
   type JsonNode,
   JsonShapeError,
@@ -12,6 +15,7 @@ import {
   parseJsonSpans,
   removeArrayItem,
   removeMember,
+  replaceNode,
 } from "./json_edit.ts";
 
 const SAFE_POSIX = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -127,4 +131,54 @@ export function hooksObject(root: JsonNode): JsonNode | null {
   if (!m) return null;
   if (m.node.kind !== "object") throw new JsonShapeError('"hooks" is not a JSON object');
   return m.node;
+}
+
+/** One entry aiterm keeps in a hook file: the event it goes under, its slot (one entry each), the value written. */
+export interface WantedHook {
+  event: string;
+  slot: string;
+  value: unknown;
+}
+
+/** The `hooks` object of a file that has none of them yet: each event with its wanted entries, in order. */
+export function freshHooks(want: readonly WantedHook[]): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const w of want) (out[w.event] ??= []).push(w.value);
+  return out;
+}
+
+/**
+ * One step of an add (for {@link converge}): the `hooks` object is added when missing; a wanted event
+ * that is not an array is an error; `scan` looks at each event array and returns an edit (one of our
+ * entries in the wrong place, or twice, removed), or null after putting our entries that are in place
+ * into `slots`; then the first wanted entry that differs is replaced, or the first missing one added.
+ * Returns null when nothing is left to change.
+ */
+export function addHooksStep(
+  text: string,
+  root: JsonNode,
+  want: readonly WantedHook[],
+  scan: (event: JsonMember, hooks: JsonNode, slots: Map<string, JsonNode>) => string | null,
+): string | null {
+  const hooks = hooksObject(root);
+  if (!hooks) return addMember(text, root, "hooks", freshHooks(want));
+  const slots = new Map<string, JsonNode>();
+  for (const event of liveMembers(hooks)) {
+    if (event.node.kind !== "array") {
+      if (want.some((w) => w.event === event.key)) throw new JsonShapeError(`"hooks.${event.key}" is not a JSON array`);
+      continue;
+    }
+    const edit = scan(event, hooks, slots);
+    if (edit !== null) return edit;
+  }
+  for (const w of want) {
+    const slot = slots.get(w.slot);
+    if (slot) {
+      if (!jsonEqual(slot.value, w.value)) return replaceNode(text, slot, w.value);
+      continue;
+    }
+    const event = memberOf(hooks, w.event);
+    return event ? appendArrayItem(text, event.node, w.value) : addMember(text, hooks, w.event, [w.value]);
+  }
+  return null;
 }
