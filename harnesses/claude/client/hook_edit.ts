@@ -3,19 +3,7 @@
  * pure functions over file text. Ownership is decided by the handler alone, never by position: a
  * handler whose `args` end with `["hook", <one of our three names>]`.
  */
-import {
-  addHooksStep,
-  converge,
-  dropElement,
-  freshHooks,
-  hooksObject,
-  type JsonNode,
-  liveMembers,
-  memberOf,
-  removeArrayItem,
-  type ServerCommand,
-  type WantedHook,
-} from "../../common/client/mod.ts";
+import { addGroupHooks, type GroupHookFile, removeGroupHooks, type ServerCommand } from "../../common/client/mod.ts";
 
 /** Tool calls after which a Claude parent may be waiting for a child's answer. */
 export const CLAUDE_HOOK_MATCHER =
@@ -77,12 +65,13 @@ export function claudeHookName(handler: unknown): ClaudeHookName | null {
     : null;
 }
 
-/** Handlers of a Claude matcher group (the `hooks` array), or null when the group has none. */
-function groupHandlers(group: JsonNode): JsonNode | null {
-  if (group.kind !== "object") return null;
-  const m = memberOf(group, "hooks");
-  return m && m.node.kind === "array" ? m.node : null;
-}
+/** Claude Code's settings as a hook file: several handlers of one hook of ours may share a group. */
+const CLAUDE_SETTINGS: GroupHookFile = {
+  jsonc: false,
+  nameOf: claudeHookName,
+  oneHandlerPerGroup: false,
+  dropEmptyHooks: true,
+};
 
 /**
  * Adds (or brings up to date) aiterm's three Claude hooks in the text of `settings.json`. An
@@ -91,32 +80,12 @@ function groupHandlers(group: JsonNode): JsonNode | null {
  * removed. Throws JsonSyntaxError / JsonShapeError for a file it cannot edit safely.
  */
 export function addClaudeParentHooks(text: string, base: ServerCommand): string {
-  const want: WantedHook[] = CLAUDE_HOOK_SPECS.map((spec) => ({
+  const want = CLAUDE_HOOK_SPECS.map((spec) => ({
     event: spec.event,
     slot: spec.name,
     value: claudeHookGroup(spec, base),
   }));
-  if (text.trim() === "") return JSON.stringify({ hooks: freshHooks(want) }, null, 2) + "\n";
-  return converge(text, false, (text, root) =>
-    addHooksStep(text, root, want, (event, hooks, slots) => {
-      for (const [gi, group] of (event.node.items ?? []).entries()) {
-        const handlers = groupHandlers(group);
-        if (!handlers) continue;
-        const names = (handlers.items ?? []).map((h) => claudeHookName(h.value));
-        const ours = names.filter((n) => n !== null);
-        if (ours.length === 0) continue;
-        const first = ours[0]!;
-        const home = want.find((w) => w.slot === first)!.event;
-        const onlyOurs = ours.length === names.length && ours.every((n) => n === first);
-        if (onlyOurs && home === event.key && !slots.has(first)) {
-          slots.set(first, group);
-          continue;
-        }
-        if (ours.length === names.length) return dropElement(text, { root, hooks, event, dropEmptyHooks: false }, gi);
-        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
-      }
-      return null;
-    }));
+  return addGroupHooks(text, want, CLAUDE_SETTINGS);
 }
 
 /**
@@ -125,28 +94,5 @@ export function addClaudeParentHooks(text: string, base: ServerCommand): string 
  * text and how many handlers went.
  */
 export function removeClaudeParentHooks(text: string): { text: string; removed: number } {
-  if (text.trim() === "") return { text, removed: 0 };
-  let removed = 0;
-  const out = converge(text, false, (text, root) => {
-    const hooks = hooksObject(root);
-    if (!hooks) return null;
-    for (const event of liveMembers(hooks)) {
-      if (event.node.kind !== "array") continue;
-      for (const [gi, group] of (event.node.items ?? []).entries()) {
-        const handlers = groupHandlers(group);
-        if (!handlers) continue;
-        const names = (handlers.items ?? []).map((h) => claudeHookName(h.value));
-        const ours = names.filter((n) => n !== null).length;
-        if (ours === 0) continue;
-        if (ours === names.length) {
-          removed += ours;
-          return dropElement(text, { root, hooks, event, dropEmptyHooks: true }, gi);
-        }
-        removed++;
-        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
-      }
-    }
-    return null;
-  });
-  return { text: out, removed };
+  return removeGroupHooks(text, CLAUDE_SETTINGS);
 }
