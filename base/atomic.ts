@@ -7,6 +7,8 @@
  * Errors are the runtime's own (`Deno.errors.*`): each caller says what failed in its own words
  * (lib/state turns them into STATE_WRITE_FAILED). Every layer may use it; it needs nothing but Deno.
  */
+import { dirname } from "node:path";
+
 const encoder = new TextEncoder();
 
 /** Options for {@link replaceFile} and {@link replaceFileSync}. */
@@ -15,6 +17,13 @@ export interface ReplaceOptions {
   sync?: boolean;
   /** Permission bits of the new file (default 0o600). Set exactly (past the umask) when given. */
   mode?: number;
+  /**
+   * fsync the directory after the rename too (default false), so the rename itself survives a power loss
+   * (a user's config file). A filesystem that cannot sync a directory is not an error; skipped on Windows.
+   */
+  syncDir?: boolean;
+  /** Names the temp file beside `path` (default {@link atomicTempName}), for a caller that sweeps its own leftovers. */
+  tempName?: (path: string) => string;
   /** Runs after the temp file is complete, before the rename (tests use it to stop a write midway). */
   beforeRename?: (tempPath: string) => void | Promise<void>;
 }
@@ -33,7 +42,7 @@ export async function replaceFile(
   data: string | Uint8Array,
   options: ReplaceOptions = {},
 ): Promise<void> {
-  const tmp = atomicTempName(path);
+  const tmp = (options.tempName ?? atomicTempName)(path);
   const mode = options.mode ?? 0o600;
   try {
     const file = await Deno.open(tmp, { write: true, createNew: true, mode });
@@ -53,6 +62,11 @@ export async function replaceFile(
     await Deno.remove(tmp).catch(() => {});
     throw err;
   }
+  if (options.syncDir && Deno.build.os !== "windows") {
+    // Best effort: some filesystems cannot sync a directory; the rename is atomic all the same.
+    const dir = await Deno.open(dirname(path), { read: true }).catch(() => null);
+    if (dir) await dir.sync().catch(() => {}).finally(() => dir.close());
+  }
 }
 
 /**
@@ -61,7 +75,7 @@ export async function replaceFile(
  * @throws the runtime's error; the temp file is gone and the target unchanged
  */
 export function replaceFileSync(path: string, data: string | Uint8Array, options: ReplaceOptions = {}): void {
-  const tmp = atomicTempName(path);
+  const tmp = (options.tempName ?? atomicTempName)(path);
   const mode = options.mode ?? 0o600;
   try {
     const file = Deno.openSync(tmp, { write: true, createNew: true, mode });
@@ -83,5 +97,21 @@ export function replaceFileSync(path: string, data: string | Uint8Array, options
       // not there
     }
     throw err;
+  }
+  if (options.syncDir) syncDirSync(dirname(path));
+}
+
+/** fsyncs a directory (best effort: some filesystems cannot; the rename is atomic all the same). */
+function syncDirSync(dir: string): void {
+  if (Deno.build.os === "windows") return;
+  try {
+    const handle = Deno.openSync(dir, { read: true });
+    try {
+      handle.syncSync();
+    } finally {
+      handle.close();
+    }
+  } catch {
+    // a directory this filesystem cannot sync
   }
 }

@@ -109,3 +109,17 @@ Deno.test("atomicTempName() names a temp file beside the target", () => {
   assert(/^\/x\/y\.json\.[0-9a-f]{12}\.tmp$/.test(atomicTempName("/x/y.json")));
   assert(atomicTempName("/x/y") !== atomicTempName("/x/y"));
 });
+
+Deno.test("replaceFile() and replaceFileSync(): a caller's temp name, and a directory sync after the rename", async () => {
+  await withDir(async (dir) => {
+    const seen: string[] = [];
+    const tempName = (path: string) => `${path}.mine-${seen.length}.tmp`;
+    const record = (tmp: string) => void seen.push(tmp);
+    await replaceFile(`${dir}/a.json`, "a\n", { syncDir: true, tempName, beforeRename: record });
+    replaceFileSync(`${dir}/b.json`, "b\n", { syncDir: true, tempName, beforeRename: record });
+    assertEquals(seen, [`${dir}/a.json.mine-0.tmp`, `${dir}/b.json.mine-1.tmp`]);
+    assertEquals(Deno.readTextFileSync(`${dir}/a.json`), "a\n");
+    assertEquals(Deno.readTextFileSync(`${dir}/b.json`), "b\n");
+    assertEquals([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["a.json", "b.json"]);
+  });
+});

@@ -4,30 +4,22 @@
  * and `--codex-steer status|enable|disable`.
  */
 import { VERSION } from "../base/version.ts";
-import type { ClientContext, Detection } from "../harnesses/clients/mod.ts";
-import { SetupFailure } from "../harnesses/clients/mod.ts";
-import { removeClaudeParentHooks, removeCursorParentHooks } from "../harnesses/clients/mod.ts";
 import {
-  checkClaudeHookVersion,
-  claudeParentHookStatus,
-  cursorParentHookStatus,
+  type ClientContext,
+  CLIENTS,
+  type CodexSteerDetails,
+  type CodexSteerState,
+  type Detection,
+  HOOK_CLIENT_IDS,
+  type HookClientId,
   type HookFileChange,
-  installClaudeParentHooks,
-  installCursorParentHooks,
-  uninstallClaudeParentHooks,
-  uninstallCursorParentHooks,
+  PARENT_HOOK_FILES,
+  runCodexSteer,
+  SetupFailure,
 } from "../harnesses/clients/mod.ts";
 import { currentOs, homeDir, type SetupOs } from "./platform_deps.ts";
 import type { ParentHooksResult } from "./result.ts";
 import { serverCommand } from "./server_command.ts";
-import { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../harnesses/clients/mod.ts";
-
-/** The clients whose parent hooks setup installs. */
-export const HOOK_CLIENT_IDS = ["claude", "cursor"] as const;
-/** One of {@link HOOK_CLIENT_IDS}. */
-export type HookClientId = typeof HOOK_CLIENT_IDS[number];
-
-const LABEL: Record<HookClientId, string> = { claude: "Claude Code", cursor: "Cursor" };
 
 function failure(err: unknown): { reason_code: string; detail: string } {
   if (err instanceof SetupFailure) return { reason_code: err.reasonCode, detail: err.message };
@@ -53,12 +45,10 @@ export async function setupParentHooks(
 ): Promise<ParentHooksResult> {
   let version: string | undefined;
   let change: HookFileChange;
+  const files = PARENT_HOOK_FILES[id];
   try {
-    if (id === "claude") version = await checkClaudeHookVersion(det.bin, ctx.env);
-    const options = { env: ctx.env, home: ctx.home, dryRun: ctx.dryRun };
-    change = id === "claude"
-      ? await installClaudeParentHooks(ctx.server, options)
-      : await installCursorParentHooks(ctx.server, options);
+    if (files.checkVersion) version = await files.checkVersion(det.bin, ctx.env);
+    change = await files.install(ctx.server, { env: ctx.env, home: ctx.home, dryRun: ctx.dryRun });
   } catch (err) {
     return { status: "failed", ready: false, ...failure(err), ...(version ? { client_version: version } : {}) };
   }
@@ -73,14 +63,14 @@ export async function setupParentHooks(
     return {
       status,
       ready: false,
-      detail: `would add aiterm's ${LABEL[id]} hooks to ${change.target}${kept}`,
+      detail: `would add aiterm's ${CLIENTS[id].label} hooks to ${change.target}${kept}`,
       ...common,
     };
   }
   const did = status === "installed"
     ? `added aiterm's hooks to ${change.target}${kept}`
     : `${change.target} already holds aiterm's hooks`;
-  const back = id === "claude" ? claudeParentHookStatus(ctx.home, ctx.env) : cursorParentHookStatus(ctx.home, ctx.env);
+  const back = files.status(ctx.home, ctx.env);
   if (back.ready) return { status, ready: true, detail: `${did}; read back: every entry present`, ...common };
   if (back.reason_code === "claude_hooks_disabled") {
     return { status, ready: false, reason_code: back.reason_code, detail: `${did}; but ${back.reason}`, ...common };
@@ -136,17 +126,21 @@ export interface HookActionsResult {
   actions: HookActionResult[];
 }
 
+/** The action name of a hook client's removal (`remove_claude_parent_hooks`). */
+function removeAction(id: HookClientId): HookActionResult["action"] {
+  return `remove_${id}_parent_hooks` as const;
+}
+
 async function removeFor(
   id: HookClientId,
   env: Record<string, string>,
   home: string,
   dryRun: boolean,
 ): Promise<HookActionResult> {
-  const action = id === "claude" ? "remove_claude_parent_hooks" : "remove_cursor_parent_hooks";
+  const action = removeAction(id);
   let change: HookFileChange;
   try {
-    const options = { env, home, dryRun };
-    change = id === "claude" ? await uninstallClaudeParentHooks(options) : await uninstallCursorParentHooks(options);
+    change = await PARENT_HOOK_FILES[id].uninstall({ env, home, dryRun });
   } catch (err) {
     return { action, status: "failed", ...failure(err) };
   }
@@ -174,7 +168,7 @@ async function removeFor(
   let left = -1;
   try {
     const text = (await Deno.readTextFile(change.target)).replace(/^\uFEFF/, "");
-    left = (id === "claude" ? removeClaudeParentHooks(text) : removeCursorParentHooks(text)).removed;
+    left = PARENT_HOOK_FILES[id].strip(text).removed;
   } catch {
     // reported below
   }
@@ -208,7 +202,7 @@ export async function runHookActions(req: HookActionsRequest, options: HookActio
     if (!(id === "claude" ? req.removeClaude : req.removeCursor)) continue;
     if (!home) {
       actions.push({
-        action: id === "claude" ? "remove_claude_parent_hooks" : "remove_cursor_parent_hooks",
+        action: removeAction(id),
         status: "failed",
         reason_code: "home_unknown",
         detail: "HOME is not set",

@@ -5,7 +5,7 @@
  */
 import { knobFrom } from "../base/config.ts";
 import { currentOs, displayCommand, type SetupOs, versionAtLeast } from "../harnesses/clients/mod.ts";
-import { findExecutable, parseTmuxVersion, TMUX_MIN_VERSION, tmuxInstallHint } from "../platform/mod.ts";
+import { findExecutable, parseTmuxVersion, runProcess, TMUX_MIN_VERSION, tmuxInstallHint } from "../platform/mod.ts";
 
 export {
   clientConfigPaths,
@@ -17,8 +17,6 @@ export {
   type SetupOs,
   versionAtLeast,
 } from "../harnesses/clients/mod.ts";
-
-const decoder = new TextDecoder();
 
 /** A fresh private directory with a short path (unix socket paths are limited to ~104 bytes). */
 export function makeShortTempDir(prefix: string): Promise<string> {
@@ -184,9 +182,9 @@ interface Requirement {
 
 async function versionOf(bin: string, args: string[]): Promise<string | null> {
   try {
-    const out = await new Deno.Command(bin, { args, stdin: "null", stdout: "piped", stderr: "null" }).output();
+    const out = await runProcess(bin, { args, stderr: "null" });
     if (!out.success) return null;
-    return decoder.decode(out.stdout).trim() || null;
+    return out.stdout.trim() || null;
   } catch {
     return null;
   }
@@ -254,6 +252,7 @@ async function runInstall(steps: string[][], env: Record<string, string | undefi
   for (const [cmd, ...args] of steps) {
     if (!cmd) continue;
     try {
+      // Not platform/run.ts: the installer talks to the user live (stdin inherited, its output streamed to stderr).
       const child = new Deno.Command(cmd, {
         args,
         env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),

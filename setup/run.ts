@@ -11,9 +11,16 @@
  * their outcome is reported per client and in their own step, and does not change that rule.
  */
 import { VERSION } from "../base/version.ts";
-import { CLIENT_IDS, type ClientContext, type ClientId, CLIENTS, type Detection } from "../harnesses/clients/mod.ts";
+import {
+  CLIENT_IDS,
+  type ClientContext,
+  type ClientId,
+  CLIENTS,
+  type Detection,
+  HOOK_CLIENT_IDS,
+} from "../harnesses/clients/mod.ts";
 import { SetupFailure } from "../harnesses/clients/mod.ts";
-import { HOOK_CLIENT_IDS, setupParentHooks } from "./hook_actions.ts";
+import { setupParentHooks } from "./hook_actions.ts";
 import { checkDependencies, homeDir } from "./platform_deps.ts";
 import { type ClientResult, SETUP_SCHEMA, type SetupResult, type StepResult } from "./result.ts";
 import { isDevelopmentCommand, type ServerCommand, serverCommand } from "./server_command.ts";

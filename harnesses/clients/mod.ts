@@ -4,16 +4,35 @@
  * them. Imports are static so `deno compile` keeps every client. The child adapters are
  * harnesses/mod.ts; nothing here is loaded by aiterm-wait.
  */
-import { claudeClient, claudeParent, claudeParentHookStatus } from "../claude/client/mod.ts";
+import {
+  checkClaudeHookVersion,
+  claudeClient,
+  claudeParent,
+  claudeParentHookStatus,
+  installClaudeParentHooks,
+  removeClaudeParentHooks,
+  uninstallClaudeParentHooks,
+} from "../claude/client/mod.ts";
 import { codexClient, codexParent, type CodexQueueFn } from "../codex/client/mod.ts";
-import { cursorClient, cursorParent, cursorParentHookStatus } from "../cursor/client/mod.ts";
+import {
+  cursorClient,
+  cursorParent,
+  cursorParentHookStatus,
+  installCursorParentHooks,
+  removeCursorParentHooks,
+  uninstallCursorParentHooks,
+} from "../cursor/client/mod.ts";
 import { grokClient } from "../grok/client/mod.ts";
 import {
   type ClientId,
   type ClientIntegration,
+  type HookFileChange,
+  type HookFileOptions,
   type HookStatus,
   hookStatusOf,
+  type ParentHookStatus,
   type ParentIntegration,
+  type ServerCommand,
 } from "../common/client/mod.ts";
 
 export { identifyParent, OTHER_PARENT, parentStoreDirs } from "../common/client/mod.ts";
@@ -134,4 +153,38 @@ export const CLIENTS: Record<ClientId, ClientIntegration> = {
   codex: codexClient,
   cursor: cursorClient,
   grok: grokClient,
+};
+
+/** The clients whose parent hooks setup installs in a hook file of theirs, in the order it handles them. */
+export const HOOK_CLIENT_IDS = ["claude", "cursor"] as const satisfies readonly ClientId[];
+/** One of {@link HOOK_CLIENT_IDS}. */
+export type HookClientId = typeof HOOK_CLIENT_IDS[number];
+
+/** What setup does with one client's parent hook file. */
+export interface ParentHookFiles {
+  /** Checks the client is new enough for the hooks before an install; returns its version. */
+  checkVersion?: (bin: string | null, env: Record<string, string>) => Promise<string>;
+  install(server: ServerCommand, options: HookFileOptions): Promise<HookFileChange>;
+  uninstall(options: HookFileOptions): Promise<HookFileChange>;
+  /** Reads the hook file back. */
+  status(home: string, env: Record<string, string>): ParentHookStatus;
+  /** Removes aiterm's entries from the file's text (a read-back counts what is left). */
+  strip(text: string): { text: string; removed: number };
+}
+
+/** Each hook client's hook file, by id (its label is {@link CLIENTS}'s). */
+export const PARENT_HOOK_FILES: Record<HookClientId, ParentHookFiles> = {
+  claude: {
+    checkVersion: checkClaudeHookVersion,
+    install: installClaudeParentHooks,
+    uninstall: uninstallClaudeParentHooks,
+    status: claudeParentHookStatus,
+    strip: removeClaudeParentHooks,
+  },
+  cursor: {
+    install: installCursorParentHooks,
+    uninstall: uninstallCursorParentHooks,
+    status: cursorParentHookStatus,
+    strip: removeCursorParentHooks,
+  },
 };

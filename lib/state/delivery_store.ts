@@ -7,6 +7,7 @@
  * receivers never overwrite each other's transitions.
  */
 import { join } from "node:path";
+import { waitUntil } from "../../base/wait.ts";
 import { createExclusiveJson, readJsonFile, writeFileAtomic, writeJsonAtomic } from "./atomic.ts";
 import { ensurePrivateDir } from "./private_dir.ts";
 import { type DeliveryRecord, envelope, me, type ParentKind } from "./delivery_record.ts";
@@ -18,6 +19,8 @@ export const STORE_PREFIXES = ["", "remote-"] as const;
 const SHARED_DIR = "parent-deliveries";
 const ID = /^[0-9a-f-]{36}$/;
 const LOCK_STALE_MS = 30_000;
+/** How long a transition waits for a record's lock before it gives up. */
+const LOCK_WAIT_MS = 10_000;
 
 /** A claim on a child session: the delivery whose request the child is working on. */
 export interface ChildClaim {
@@ -207,23 +210,27 @@ export class DeliveryStore {
 
   async #locked<T>(kind: ParentKind, id: string, fn: () => Promise<T>): Promise<T> {
     const lock = join(this.dir(kind), `${id}.lock`);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
+    const tryOnce = async (): Promise<"held" | "stale_removed" | "busy"> => {
       try {
         await Deno.mkdir(lock);
-        break;
+        return "held";
       } catch (err) {
         if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
         const st = await Deno.stat(lock).catch(() => null);
-        if (st?.mtime && Date.now() - st.mtime.getTime() > LOCK_STALE_MS) {
-          // A lock older than any transition: its holder died between mkdir and remove.
-          await Deno.remove(lock).catch(() => {});
-          continue;
-        }
-        if (Date.now() > deadline) throw new Error(`delivery record ${id} is locked`);
-        await new Promise((r) => setTimeout(r, 20));
+        if (!st?.mtime || Date.now() - st.mtime.getTime() <= LOCK_STALE_MS) return "busy";
+        // A lock older than any transition: its holder died between mkdir and remove.
+        await Deno.remove(lock).catch(() => {});
+        return "stale_removed";
       }
-    }
+    };
+    // A removed stale lock is tried again at once; a held one every 20 ms.
+    const got = await waitUntil(tryOnce, {
+      timeoutMs: LOCK_WAIT_MS,
+      intervalMs: 20,
+      until: (r) => r === "held",
+      again: (r) => r === "stale_removed",
+    });
+    if (got.status !== "done") throw new Error(`delivery record ${id} is locked`);
     try {
       return await fn();
     } finally {

@@ -3,21 +3,7 @@
  * pure functions over file text. Ownership is decided by the handler alone, never by position: a
  * handler whose `args` end with `["hook", <one of our three names>]`.
  */
-import {
-  addMember,
-  appendArrayItem,
-  converge,
-  dropElement,
-  hooksObject,
-  jsonEqual,
-  type JsonNode,
-  JsonShapeError,
-  liveMembers,
-  memberOf,
-  removeArrayItem,
-  replaceNode,
-  type ServerCommand,
-} from "../../common/client/mod.ts";
+import { addGroupHooks, type GroupHookFile, removeGroupHooks, type ServerCommand } from "../../common/client/mod.ts";
 
 /** Tool calls after which a Claude parent may be waiting for a child's answer. */
 export const CLAUDE_HOOK_MATCHER =
@@ -79,12 +65,13 @@ export function claudeHookName(handler: unknown): ClaudeHookName | null {
     : null;
 }
 
-/** Handlers of a Claude matcher group (the `hooks` array), or null when the group has none. */
-function groupHandlers(group: JsonNode): JsonNode | null {
-  if (group.kind !== "object") return null;
-  const m = memberOf(group, "hooks");
-  return m && m.node.kind === "array" ? m.node : null;
-}
+/** Claude Code's settings as a hook file: several handlers of one hook of ours may share a group. */
+const CLAUDE_SETTINGS: GroupHookFile = {
+  jsonc: false,
+  nameOf: claudeHookName,
+  oneHandlerPerGroup: false,
+  dropEmptyHooks: true,
+};
 
 /**
  * Adds (or brings up to date) aiterm's three Claude hooks in the text of `settings.json`. An
@@ -93,49 +80,12 @@ function groupHandlers(group: JsonNode): JsonNode | null {
  * removed. Throws JsonSyntaxError / JsonShapeError for a file it cannot edit safely.
  */
 export function addClaudeParentHooks(text: string, base: ServerCommand): string {
-  const want = CLAUDE_HOOK_SPECS.map((spec) => ({ spec, group: claudeHookGroup(spec, base) }));
-  if (text.trim() === "") {
-    return JSON.stringify({ hooks: Object.fromEntries(want.map((w) => [w.spec.event, [w.group]])) }, null, 2) + "\n";
-  }
-  return converge(text, false, (text, root) => {
-    const hooks = hooksObject(root);
-    if (!hooks) return addMember(text, root, "hooks", Object.fromEntries(want.map((w) => [w.spec.event, [w.group]])));
-    const slots = new Map<ClaudeHookName, JsonNode>();
-    for (const event of liveMembers(hooks)) {
-      if (event.node.kind !== "array") {
-        if (want.some((w) => w.spec.event === event.key)) {
-          throw new JsonShapeError(`"hooks.${event.key}" is not a JSON array`);
-        }
-        continue;
-      }
-      for (const [gi, group] of (event.node.items ?? []).entries()) {
-        const handlers = groupHandlers(group);
-        if (!handlers) continue;
-        const names = (handlers.items ?? []).map((h) => claudeHookName(h.value));
-        const ours = names.filter((n) => n !== null);
-        if (ours.length === 0) continue;
-        const first = ours[0]!;
-        const home = want.find((w) => w.spec.name === first)!.spec.event;
-        const onlyOurs = ours.length === names.length && ours.every((n) => n === first);
-        if (onlyOurs && home === event.key && !slots.has(first)) {
-          slots.set(first, group);
-          continue;
-        }
-        if (ours.length === names.length) return dropElement(text, { root, hooks, event, dropEmptyHooks: false }, gi);
-        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
-      }
-    }
-    for (const w of want) {
-      const slot = slots.get(w.spec.name);
-      if (slot) {
-        if (!jsonEqual(slot.value, w.group)) return replaceNode(text, slot, w.group);
-        continue;
-      }
-      const event = memberOf(hooks, w.spec.event);
-      return event ? appendArrayItem(text, event.node, w.group) : addMember(text, hooks, w.spec.event, [w.group]);
-    }
-    return null;
-  });
+  const want = CLAUDE_HOOK_SPECS.map((spec) => ({
+    event: spec.event,
+    slot: spec.name,
+    value: claudeHookGroup(spec, base),
+  }));
+  return addGroupHooks(text, want, CLAUDE_SETTINGS);
 }
 
 /**
@@ -144,28 +94,5 @@ export function addClaudeParentHooks(text: string, base: ServerCommand): string 
  * text and how many handlers went.
  */
 export function removeClaudeParentHooks(text: string): { text: string; removed: number } {
-  if (text.trim() === "") return { text, removed: 0 };
-  let removed = 0;
-  const out = converge(text, false, (text, root) => {
-    const hooks = hooksObject(root);
-    if (!hooks) return null;
-    for (const event of liveMembers(hooks)) {
-      if (event.node.kind !== "array") continue;
-      for (const [gi, group] of (event.node.items ?? []).entries()) {
-        const handlers = groupHandlers(group);
-        if (!handlers) continue;
-        const names = (handlers.items ?? []).map((h) => claudeHookName(h.value));
-        const ours = names.filter((n) => n !== null).length;
-        if (ours === 0) continue;
-        if (ours === names.length) {
-          removed += ours;
-          return dropElement(text, { root, hooks, event, dropEmptyHooks: true }, gi);
-        }
-        removed++;
-        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
-      }
-    }
-    return null;
-  });
-  return { text: out, removed };
+  return removeGroupHooks(text, CLAUDE_SETTINGS);
 }

@@ -4,6 +4,7 @@
  * check (the hooks need a Claude Code that takes `args` and `asyncRewake`).
  */
 import { join } from "node:path";
+import { runProcess } from "../../../platform/mod.ts";
 import {
   editHookFile,
   type Env,
@@ -100,22 +101,9 @@ export async function checkClaudeHookVersion(bin: string | null, env: Record<str
       `the claude CLI was not found, so its version (hooks need ${CLAUDE_MIN_HOOK_VERSION} or later) cannot be checked`,
     );
   }
-  let text = "";
-  try {
-    const out = await new Deno.Command(bin, {
-      args: ["--version"],
-      env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(30_000),
-    }).output();
-    text = new TextDecoder().decode(out.stdout);
-  } catch {
-    // reported below
-  }
-  const version = parseClaudeVersion(text);
+  // A CLI that cannot start prints no version: reported below.
+  const out = await runProcess(bin, { args: ["--version"], env, clearEnv: true, timeoutMs: 30_000 }).catch(() => null);
+  const version = parseClaudeVersion(out?.stdout ?? "");
   if (!version) {
     throw new SetupFailure("claude_version_unknown", `${bin} --version printed no version`);
   }

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { AppError } from "../../../base/errors.ts";
+import { waitUntil } from "../../../base/wait.ts";
 import { type DeliveryStore, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../../lib/state/mod.ts";
 import { hookReadiness, type HookStatus, type ParentIntegration } from "../../common/client/mod.ts";
 import {
@@ -68,11 +69,10 @@ export function claudeParent(options: ClaudeParentOptions): ParentIntegration {
       if (!status.ready) throw unavailable(`aiterm's hooks are not ready (${status.reason})`);
       // PreToolUse runs before Claude sends tools/call; give its file a moment to land.
       const path = claudePrePath(host.store, toolUseId);
-      const deadline = Date.now() + PRE_RECORD_WAIT_MS;
-      let pre: ClaudePreRecord | null = null;
-      while (!(pre = await readJsonFile<ClaudePreRecord>(path).catch(() => null)) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const pre = (await waitUntil(() => readJsonFile<ClaudePreRecord>(path).catch(() => null), {
+        timeoutMs: PRE_RECORD_WAIT_MS,
+        intervalMs: 50,
+      })).last ?? null;
       if (!pre || pre.tool_use_id !== toolUseId) {
         throw unavailable(
           "aiterm's PreToolUse hook left no record for this call in this server's state root (if AITERM_STATE_DIR " +

@@ -7,8 +7,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { type DeliveryStore, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../../lib/state/mod.ts";
-import { FileWaker } from "../../../platform/mod.ts";
-import { type HookContext, nonEmpty, parseHookInput } from "../../common/client/mod.ts";
+import { type HookContext, nonEmpty, parseHookInput, receiveDelivery } from "../../common/client/mod.ts";
 
 /** The record kind of Claude Code parents. */
 export const CLAUDE_PARENT = "claude";
@@ -90,38 +89,19 @@ export async function claudePostToolUse(
     .catch(() => null);
   if (!index) return 0;
   const store = ctx.store.withPrefix(index.prefix ?? "");
-  const deadline = Date.now() + (options.timeoutMs ?? HOOK_TIMEOUT_MS);
-  // Woken by the write that makes the record ready (a file watch); the poll is the fallback where watches fail.
-  using waker = new FileWaker(store.dir(CLAUDE_PARENT), [`${index.delivery_id}.json`]);
-  for (;;) {
-    const rec = await store.read(CLAUDE_PARENT, index.delivery_id);
-    if (!rec || rec.state === "failed" || rec.state === "unknown" || rec.state === "submitted") return 0;
-    if (rec.state === "ready") {
-      try {
-        const taken = await store.handOver(
-          CLAUDE_PARENT,
-          rec,
-          "claude_post_tool_use",
-          (t) => ctx.write("stderr", t + "\n"),
-        );
-        return taken ? 2 : 0;
-      } catch {
-        return 1;
-      }
-    }
-    if (Date.now() > deadline || options.signal?.aborted) {
-      await store.update(
-        CLAUDE_PARENT,
-        rec.delivery_id,
-        (r) =>
-          r.state === "waiting" || r.state === "ready"
-            ? { ...r, state: "failed", error_code: "CLAUDE_PARENT_HOOK_TIMEOUT" }
-            : null,
-      );
-      return 0;
-    }
-    await waker.next(Math.min(options.pollMs ?? POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
-  }
+  return await receiveDelivery(store, index.delivery_id, {
+    kind: CLAUDE_PARENT,
+    name: "claude_post_tool_use",
+    write: (t) => ctx.write("stderr", t),
+    // A waiting or sending record is waited for; any other ends the hook quietly.
+    endsWith: (rec) => rec?.state === "waiting" || rec?.state === "sending" ? null : 0,
+    handOver: { taken: 2, lost: 0, failed: 1 },
+    timeout: { errorCode: "CLAUDE_PARENT_HOOK_TIMEOUT", exit: 0 },
+  }, {
+    timeoutMs: options.timeoutMs ?? HOOK_TIMEOUT_MS,
+    pollMs: options.pollMs ?? POLL_MS,
+    signal: options.signal,
+  });
 }
 
 /** SessionEnd: the conversation is over (/clear, exit): its pending requests end; bodies are still saved. */

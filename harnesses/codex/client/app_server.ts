@@ -100,6 +100,7 @@ export class AppServer {
       options.timeoutMs,
     );
     try {
+      // Not platform/run.ts: the app-server is a JSON-RPC peer that answers on stdout while its stdin stays open.
       server.#child = new Deno.Command(target.codexBin, {
         args: ["app-server"],
         env: { ...target.env, CODEX_HOME: target.codexHome },

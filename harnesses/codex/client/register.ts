@@ -1,12 +1,11 @@
 /** Codex's registration: `codex mcp add aiterm -- <command…>`, read back with `codex mcp get aiterm --json`. */
 import {
+  cliClient,
   type ClientContext,
   type ClientIntegration,
   cliFailure,
-  displayCommand,
   isObject,
   REGISTRATION_NAME,
-  resolveBinary,
   runCli,
   sameCommand,
   type ServerCommand,
@@ -63,44 +62,19 @@ function codexServerEnv(
 }
 
 /** Codex's registration: `codex mcp add aiterm -- <command…>`, read back with `codex mcp get aiterm --json`. */
-export const codexClient: ClientIntegration = {
+export const codexClient: ClientIntegration = cliClient({
   id: "codex",
   label: "Codex CLI",
-  detect(ctx) {
-    const bin = resolveBinary(codexBinary, ctx.env);
-    return Promise.resolve(
-      bin
-        ? { found: true, bin, how: `codex CLI at ${bin}` }
-        : { found: false, bin: null, how: "no codex CLI (CODEX_BIN, PATH)" },
-    );
+  cli: "codex",
+  binary: codexBinary,
+  lookedIn: "CODEX_BIN, PATH",
+  head: ["mcp", "add", REGISTRATION_NAME],
+  envFlag: "--env",
+  async current(ctx, det) {
+    const existing = await codexGet(det.bin!, ctx);
+    return { same: codexMatches(existing, ctx.server, ctx.env), env: codexServerEnv(existing, ctx.env) };
   },
-  async register(ctx, det) {
-    const bin = det.bin!;
-    const existing = await codexGet(bin, ctx);
-    if (codexMatches(existing, ctx.server, ctx.env)) {
-      return {
-        status: "already_registered",
-        detail: "codex mcp get aiterm shows the same command",
-        config_path_kind: "cli",
-      };
-    }
-    // Keep the user's environment entries for the server (values are passed, never printed).
-    const env = codexServerEnv(existing, ctx.env).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
-    const args = ["mcp", "add", REGISTRATION_NAME, ...env, "--", ctx.server.command, ...ctx.server.args];
-    const shown = displayCommand([[
-      "codex",
-      "mcp",
-      "add",
-      REGISTRATION_NAME,
-      "--",
-      ctx.server.command,
-      ...ctx.server.args,
-    ]]);
-    if (ctx.dryRun) return { status: "would_register", detail: `would run: ${shown}`, config_path_kind: "cli" };
-    const r = await runCli(bin, args, ctx);
-    if (r.code !== 0) throw cliFailure(bin, args.slice(0, 3), r);
-    return { status: "registered", detail: `ran: ${shown}`, config_path_kind: "cli" };
-  },
+  sameDetail: "codex mcp get aiterm shows the same command",
   async readBack(ctx, det) {
     const entry = await codexGet(det.bin!, ctx);
     if (!entry) {
@@ -111,4 +85,4 @@ export const codexClient: ClientIntegration = {
     }
     return { detail: "codex mcp get aiterm --json shows the aiterm command, enabled" };
   },
-};
+});

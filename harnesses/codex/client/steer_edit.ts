@@ -5,21 +5,13 @@
 import { join } from "node:path";
 import { CODEX_STEER_HOOK_NAMES } from "./steer_state.ts";
 import {
-  addMember,
-  appendArrayItem,
+  addGroupHooks,
   commandLine,
-  jsonEqual,
-  type JsonMember,
-  type JsonNode,
-  JsonShapeError,
-  memberOf,
-  parseJsonSpans,
-  removeArrayItem,
-  removeMember,
-  replaceNode,
+  type GroupHookFile,
+  removeGroupHooks,
+  type ServerCommand,
   splitCommandLine,
 } from "../../common/client/mod.ts";
-import { type ServerCommand } from "../../common/client/mod.ts";
 
 /** One hook aiterm installs into Codex. */
 export interface CodexSteerSpec {
@@ -63,44 +55,14 @@ export function codexSteerHookName(handler: unknown, os: string): string | null 
   return CODEX_STEER_SPECS.some((s) => s.name === name) ? name : null;
 }
 
-// ---------------------------------------------------------------------------------------------
-// hooks.json text edits: one change per pass over a fresh parse, until nothing is left to change.
-
-const MAX_PASSES = 64;
-
-function converge(text: string, step: (text: string, root: JsonNode) => string | null): string {
-  let cur = text;
-  for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const root = parseJsonSpans(cur, { jsonc: false });
-    if (root.kind !== "object") throw new JsonShapeError("the top level is not a JSON object");
-    const next = step(cur, root);
-    if (next === null) return cur;
-    cur = next;
-  }
-  throw new Error("hook edit did not settle");
-}
-
-function hooksOf(root: JsonNode): JsonNode | null {
-  const m = memberOf(root, "hooks");
-  if (!m) return null;
-  if (m.node.kind !== "object") throw new JsonShapeError('"hooks" is not a JSON object');
-  return m.node;
-}
-
-function liveEvents(hooks: JsonNode): JsonMember[] {
-  return (hooks.members ?? []).filter((m) => memberOf(hooks, m.key) === m);
-}
-
-function handlersOf(group: JsonNode): JsonNode | null {
-  if (group.kind !== "object") return null;
-  const m = memberOf(group, "hooks");
-  return m && m.node.kind === "array" ? m.node : null;
-}
-
-/** Removes group `index` of an event; an emptied event key goes too. */
-function dropGroup(text: string, hooks: JsonNode, event: JsonMember, index: number): string {
-  if ((event.node.items ?? []).length > 1) return removeArrayItem(text, event.node, index);
-  return removeMember(text, hooks, event);
+/** Codex's hooks.json as a hook file: each group of ours holds our one handler (its approval key is the position). */
+function codexHooksFile(os: string): GroupHookFile {
+  return {
+    jsonc: false,
+    nameOf: (handler) => codexSteerHookName(handler, os),
+    oneHandlerPerGroup: true,
+    dropEmptyHooks: false,
+  };
 }
 
 /**
@@ -110,47 +72,12 @@ function dropGroup(text: string, hooks: JsonNode, event: JsonMember, index: numb
  * group, another event, twice) are removed. Throws JsonSyntaxError / JsonShapeError.
  */
 export function addCodexSteerHooks(text: string, base: ServerCommand, os: string): string {
-  const want = CODEX_STEER_SPECS.map((spec) => ({ spec, group: codexSteerGroup(spec, base, os) }));
-  const fresh = () => Object.fromEntries(want.map((w) => [w.spec.event, [w.group]]));
-  if (text.trim() === "") return JSON.stringify({ hooks: fresh() }, null, 2) + "\n";
-  return converge(text, (text, root) => {
-    const hooks = hooksOf(root);
-    if (!hooks) return addMember(text, root, "hooks", fresh());
-    const slots = new Map<string, JsonNode>();
-    for (const event of liveEvents(hooks)) {
-      if (event.node.kind !== "array") {
-        if (want.some((w) => w.spec.event === event.key)) {
-          throw new JsonShapeError(`"hooks.${event.key}" is not a JSON array`);
-        }
-        continue;
-      }
-      for (const [gi, group] of (event.node.items ?? []).entries()) {
-        const handlers = handlersOf(group);
-        if (!handlers) continue;
-        const names = (handlers.items ?? []).map((h) => codexSteerHookName(h.value, os));
-        const ours = names.filter((n) => n !== null);
-        if (ours.length === 0) continue;
-        const home = want.find((w) => w.spec.name === ours[0])!.spec.event;
-        if (ours.length === 1 && names.length === 1 && home === event.key && !slots.has(ours[0]!)) {
-          slots.set(ours[0]!, group);
-          continue;
-        }
-        if (ours.length === names.length) return dropGroup(text, hooks, event, gi);
-        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
-      }
-    }
-    for (const w of want) {
-      const slot = slots.get(w.spec.name);
-      if (slot) {
-        if (!jsonEqual(slot.value, w.group)) return replaceNode(text, slot, w.group);
-        continue;
-      }
-      const event = memberOf(hooks, w.spec.event);
-      if (event && event.node.kind === "array") return appendArrayItem(text, event.node, w.group);
-      return addMember(text, hooks, w.spec.event, [w.group]);
-    }
-    return null;
-  });
+  const want = CODEX_STEER_SPECS.map((spec) => ({
+    event: spec.event,
+    slot: spec.name,
+    value: codexSteerGroup(spec, base, os),
+  }));
+  return addGroupHooks(text, want, codexHooksFile(os));
 }
 
 /**
@@ -158,25 +85,5 @@ export function addCodexSteerHooks(text: string, base: ServerCommand, os: string
  * ours, an event key when its array empties). Returns the new text and how many handlers went.
  */
 export function removeCodexSteerHooks(text: string, os: string): { text: string; removed: number } {
-  if (text.trim() === "") return { text, removed: 0 };
-  let removed = 0;
-  const out = converge(text, (text, root) => {
-    const hooks = hooksOf(root);
-    if (!hooks) return null;
-    for (const event of liveEvents(hooks)) {
-      if (event.node.kind !== "array") continue;
-      for (const [gi, group] of (event.node.items ?? []).entries()) {
-        const handlers = handlersOf(group);
-        if (!handlers) continue;
-        const names = (handlers.items ?? []).map((h) => codexSteerHookName(h.value, os));
-        const ours = names.filter((n) => n !== null).length;
-        if (ours === 0) continue;
-        removed += ours === names.length ? ours : 1;
-        if (ours === names.length) return dropGroup(text, hooks, event, gi);
-        return removeArrayItem(text, handlers, names.findIndex((n) => n !== null));
-      }
-    }
-    return null;
-  });
-  return { text: out, removed };
+  return removeGroupHooks(text, codexHooksFile(os));
 }

@@ -6,6 +6,7 @@
  * ever sees half a file.
  */
 import { basename, dirname, join } from "node:path";
+import { replaceFile } from "../../../base/atomic.ts";
 import { fileModeFor, isReadOnlyFile } from "./host.ts";
 import { type JsonNode, JsonShapeError, JsonSyntaxError, parseJsonSpans } from "./json_edit.ts";
 
@@ -126,9 +127,9 @@ export async function readJsonConfig(
 }
 
 /**
- * Writes `data` to `target` atomically with permission bits `mode`: a temp file in the same
- * directory, fsync, rename over the target, fsync of the directory. The temp file is removed on
- * failure.
+ * Writes `data` to `target` atomically with permission bits `mode` (base/atomic.ts's replaceFile): a
+ * temp file in the same directory named as {@link removeStaleTemps} knows it, fsync, rename over the
+ * target, fsync of the directory. The temp file is removed on failure.
  */
 export async function writeFileAtomically(
   target: string,
@@ -136,36 +137,12 @@ export async function writeFileAtomically(
   mode: number,
   hooks: WriteHooks = {},
 ): Promise<void> {
-  const tmp = tempPathFor(target);
-  try {
-    const file = await Deno.open(tmp, { write: true, createNew: true, mode });
-    try {
-      let off = 0;
-      while (off < data.length) off += await file.write(data.subarray(off));
-      await file.sync();
-    } finally {
-      file.close();
-    }
-    // The umask narrowed `mode` at creation; set exactly what the old file had.
-    if (Deno.build.os !== "windows") await Deno.chmod(tmp, mode);
-    await hooks.beforeRename?.(tmp);
-    await Deno.rename(tmp, target);
-  } catch (err) {
-    await Deno.remove(tmp).catch(() => {});
-    throw err;
-  }
-  if (Deno.build.os !== "windows") {
-    try {
-      const dir = await Deno.open(dirname(target), { read: true });
-      try {
-        await dir.sync();
-      } finally {
-        dir.close();
-      }
-    } catch {
-      // Some filesystems cannot sync a directory; the rename itself is still atomic.
-    }
-  }
+  await replaceFile(target, data, {
+    mode,
+    syncDir: true,
+    tempName: tempPathFor,
+    ...(hooks.beforeRename ? { beforeRename: hooks.beforeRename } : {}),
+  });
 }
 
 /** Removes temp files an interrupted earlier run left beside `target` (only our own naming pattern). */

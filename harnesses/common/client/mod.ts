@@ -12,3 +12,4 @@ export * from "./register.ts";
 export * from "./register_json.ts";
 export * from "./hook_json.ts";
 export * from "./hook_status.ts";
+export * from "./receive.ts";

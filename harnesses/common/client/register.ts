@@ -3,8 +3,10 @@
  * runs (detect, register, read back) and the helpers to run a client's CLI and read its answers.
  */
 import { SERVER_NAME } from "../../../base/version.ts";
+import { runProcess } from "../../../platform/mod.ts";
+import { type BinarySpec, resolveBinary } from "../mod.ts";
 import { type ConfigPathKind, SetupFailure } from "./config_file.ts";
-import type { ServerCommand } from "./host.ts";
+import { displayCommand, type ServerCommand } from "./host.ts";
 
 /** The clients setup knows (harnesses/mod.ts CLIENT_IDS lists them in the order setup handles them). */
 export type ClientId = "claude" | "codex" | "cursor" | "grok";
@@ -54,7 +56,6 @@ export interface ClientIntegration {
   readBack(ctx: ClientContext, det: Detection): Promise<ReadBackReport>;
 }
 
-const decoder = new TextDecoder();
 const CLI_TIMEOUT_MS = 90_000;
 
 /** What a client CLI printed and how it exited. */
@@ -65,24 +66,14 @@ export interface CliResult {
 }
 
 export async function runCli(bin: string, args: string[], ctx: ClientContext): Promise<CliResult> {
-  try {
-    const out = await new Deno.Command(bin, {
-      args,
-      cwd: ctx.home,
-      env: ctx.env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(CLI_TIMEOUT_MS),
-    }).output();
-    return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-  } catch (err) {
-    const why = (err as Error).name === "AbortError" || (err as Error).name === "TimeoutError"
-      ? `timed out after ${CLI_TIMEOUT_MS / 1000}s`
-      : (err as Error).message;
-    throw new SetupFailure("cli_failed", `cannot run ${bin} ${args.slice(0, 2).join(" ")}: ${why}`);
-  }
+  const fail = (why: string) =>
+    new SetupFailure("cli_failed", `cannot run ${bin} ${args.slice(0, 2).join(" ")}: ${why}`);
+  const out = await runProcess(bin, { args, cwd: ctx.home, env: ctx.env, clearEnv: true, timeoutMs: CLI_TIMEOUT_MS })
+    .catch((err: Error) => {
+      throw fail(err.message);
+    });
+  if (out.timedOut) throw fail(`timed out after ${CLI_TIMEOUT_MS / 1000}s`);
+  return { code: out.code, stdout: out.stdout, stderr: out.stderr };
 }
 
 function firstLine(text: string): string {
@@ -126,4 +117,59 @@ export function pathKind(kind: ConfigPathKind): "file" | "symlink" | "created" {
 export function stringEnv(v: unknown): [string, string][] {
   if (!isObject(v)) return [];
   return Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string");
+}
+
+/** A client whose CLI registers MCP servers (`<cli> mcp add … -- <command…>`): Codex, Grok Build. */
+export interface CliAddSpec extends Pick<ClientIntegration, "id" | "label" | "readBack"> {
+  /** The CLI's name as shown (`codex`). */
+  cli: string;
+  binary: BinarySpec;
+  /** Where detection looked, in its message (`CODEX_BIN, PATH`). */
+  lookedIn: string;
+  /** The arguments before the server's environment (`mcp add aiterm`). */
+  head: string[];
+  /** The flag before each `KEY=value` of the server's environment (`--env`). */
+  envFlag: string;
+  /** What the client holds now: whether it already registers this server, and the server's env entries to keep. */
+  current(ctx: ClientContext, det: Detection): Promise<{ same: boolean; env: [string, string][] }>;
+  /** The detail of `already_registered`. */
+  sameDetail: string;
+}
+
+/** The integration of a {@link CliAddSpec} client: detected by its CLI, registered with {@link registerWithCli}. */
+export function cliClient(spec: CliAddSpec): ClientIntegration {
+  return {
+    id: spec.id,
+    label: spec.label,
+    detect: (ctx) => detectCli(spec, ctx),
+    register: (ctx, det) => registerWithCli(spec, ctx, det),
+    readBack: (ctx, det) => spec.readBack(ctx, det),
+  };
+}
+
+/** Detects a {@link CliAddSpec} client by its CLI. */
+export function detectCli(spec: CliAddSpec, ctx: ClientContext): Promise<Detection> {
+  const bin = resolveBinary(spec.binary, ctx.env);
+  return Promise.resolve(
+    bin
+      ? { found: true, bin, how: `${spec.cli} CLI at ${bin}` }
+      : { found: false, bin: null, how: `no ${spec.cli} CLI (${spec.lookedIn})` },
+  );
+}
+
+/**
+ * Registers aiterm with the client's own `mcp add` unless it already registers the same server, keeping
+ * the server's env entries (values are passed, never shown); a dry run says what it would run.
+ * Throws {@link SetupFailure} cli_failed.
+ */
+export async function registerWithCli(spec: CliAddSpec, ctx: ClientContext, det: Detection): Promise<RegisterReport> {
+  const { same, env } = await spec.current(ctx, det);
+  if (same) return { status: "already_registered", detail: spec.sameDetail, config_path_kind: "cli" };
+  const command = [ctx.server.command, ...ctx.server.args];
+  const args = [...spec.head, ...env.flatMap(([k, v]) => [spec.envFlag, `${k}=${v}`]), "--", ...command];
+  const shown = displayCommand([[spec.cli, ...spec.head, "--", ...command]]);
+  if (ctx.dryRun) return { status: "would_register", detail: `would run: ${shown}`, config_path_kind: "cli" };
+  const r = await runCli(det.bin!, args, ctx);
+  if (r.code !== 0) throw cliFailure(det.bin!, args, r);
+  return { status: "registered", detail: `ran: ${shown}`, config_path_kind: "cli" };
 }

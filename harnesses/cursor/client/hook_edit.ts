@@ -4,19 +4,19 @@
  * ` hook cursor-parent`.
  */
 import {
+  addHooksStep,
   addMember,
-  appendArrayItem,
   commandLine,
   converge,
   dropElement,
+  freshHooks,
   hooksObject,
-  jsonEqual,
   type JsonNode,
   JsonShapeError,
   liveMembers,
   memberOf,
-  replaceNode,
   type ServerCommand,
+  type WantedHook,
 } from "../../common/client/mod.ts";
 
 /** The `aiterm-mcp hook <name>` name installed into Cursor (it reads hook_event_name itself). */
@@ -54,20 +54,11 @@ function cursorVersionCheck(root: JsonNode): JsonNode | null {
  */
 export function addCursorParentHooks(text: string, base: ServerCommand, os: string = Deno.build.os): string {
   const entry = cursorHookEntry(base, os);
-  const fresh = () => Object.fromEntries(CURSOR_HOOK_EVENTS.map((e) => [e, [entry]]));
-  if (text.trim() === "") return JSON.stringify({ version: 1, hooks: fresh() }, null, 2) + "\n";
+  const want: WantedHook[] = CURSOR_HOOK_EVENTS.map((event) => ({ event, slot: event, value: entry }));
+  if (text.trim() === "") return JSON.stringify({ version: 1, hooks: freshHooks(want) }, null, 2) + "\n";
   return converge(text, true, (text, root) => {
     if (!cursorVersionCheck(root)) return addMember(text, root, "version", 1);
-    const hooks = hooksObject(root);
-    if (!hooks) return addMember(text, root, "hooks", fresh());
-    const slots = new Map<string, JsonNode>();
-    for (const event of liveMembers(hooks)) {
-      if (event.node.kind !== "array") {
-        if ((CURSOR_HOOK_EVENTS as readonly string[]).includes(event.key)) {
-          throw new JsonShapeError(`"hooks.${event.key}" is not a JSON array`);
-        }
-        continue;
-      }
+    return addHooksStep(text, root, want, (event, hooks, slots) => {
       for (const [i, item] of (event.node.items ?? []).entries()) {
         if (!isCursorHookEntry(item.value)) continue;
         if ((CURSOR_HOOK_EVENTS as readonly string[]).includes(event.key) && !slots.has(event.key)) {
@@ -76,17 +67,8 @@ export function addCursorParentHooks(text: string, base: ServerCommand, os: stri
         }
         return dropElement(text, { root, hooks, event, dropEmptyHooks: false }, i);
       }
-    }
-    for (const name of CURSOR_HOOK_EVENTS) {
-      const slot = slots.get(name);
-      if (slot) {
-        if (!jsonEqual(slot.value, entry)) return replaceNode(text, slot, entry);
-        continue;
-      }
-      const event = memberOf(hooks, name);
-      return event ? appendArrayItem(text, event.node, entry) : addMember(text, hooks, name, [entry]);
-    }
-    return null;
+      return null;
+    });
   });
 }
 

@@ -4,8 +4,7 @@
  * body exactly once (DeliveryStore.handOver) and writes it where Cursor reads it.
  */
 import { parseArgs } from "node:util";
-import { FileWaker } from "../../../platform/mod.ts";
-import { type HookContext, nonEmpty, parseHookInput } from "../../common/client/mod.ts";
+import { type HookContext, nonEmpty, parseHookInput, receiveDelivery } from "../../common/client/mod.ts";
 
 /** The record kind of Cursor parents. */
 export const CURSOR_PARENT = "cursor";
@@ -120,7 +119,6 @@ export async function cursorParentReceive(
   ctx: HookContext,
   options: ReceiveOptions = {},
 ): Promise<number> {
-  const deadline = Date.now() + (options.timeoutMs ?? UNCLAIMED_LIMIT_MS);
   let store = ctx.store;
   for (const s of ctx.store.all()) {
     if (await s.read(CURSOR_PARENT, deliveryId)) {
@@ -128,36 +126,23 @@ export async function cursorParentReceive(
       break;
     }
   }
-  using waker = new FileWaker(store.dir(CURSOR_PARENT), [`${deliveryId}.json`]);
-  for (;;) {
-    const rec = await store.read(CURSOR_PARENT, deliveryId);
-    if (!rec) return 4;
-    if (rec.state === "submitted" || rec.state === "sending") return 6;
-    if (rec.state === "failed" || rec.state === "unknown") return 7;
-    if (rec.state === "ready") {
-      try {
-        const taken = await store.handOver(
-          CURSOR_PARENT,
-          rec,
-          "cursor_parent_receive",
-          (t) => ctx.write("stdout", t + "\n"),
-        );
-        return taken ? 0 : 6;
-      } catch {
-        return 7;
-      }
-    }
-    if (Date.now() > deadline || options.signal?.aborted) {
-      await store.update(
-        CURSOR_PARENT,
-        deliveryId,
-        (r) =>
-          r.state === "waiting" || r.state === "ready" ? { ...r, state: "failed", error_code: UNCLAIMED_CODE } : null,
-      );
-      return 3;
-    }
-    await waker.next(Math.min(options.pollMs ?? POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
-  }
+  return await receiveDelivery(store, deliveryId, {
+    kind: CURSOR_PARENT,
+    name: "cursor_parent_receive",
+    write: (t) => ctx.write("stdout", t),
+    endsWith: (rec) => {
+      if (!rec) return 4;
+      if (rec.state === "submitted" || rec.state === "sending") return 6;
+      if (rec.state === "failed" || rec.state === "unknown") return 7;
+      return null;
+    },
+    handOver: { taken: 0, lost: 6, failed: 7 },
+    timeout: { errorCode: UNCLAIMED_CODE, exit: 3 },
+  }, {
+    timeoutMs: options.timeoutMs ?? UNCLAIMED_LIMIT_MS,
+    pollMs: options.pollMs ?? POLL_MS,
+    signal: options.signal,
+  });
 }
 
 /** `cursor-parent-receive` argv: exit 0 body printed, 6 taken by the hook, 4 unknown id, 3 unclaimed timeout, 7 failed. */

@@ -1,14 +1,13 @@
 /** Grok Build's registration: `grok mcp add --scope user aiterm -- <command…>`, read back with `grok mcp list --json`. */
 import { parse as parseToml } from "smol-toml";
 import {
+  cliClient,
   clientConfigPaths,
   type ClientContext,
   type ClientIntegration,
   cliFailure,
-  displayCommand,
   isObject,
   REGISTRATION_NAME,
-  resolveBinary,
   runCli,
   sameCommand,
   SetupFailure,
@@ -67,40 +66,23 @@ async function grokConfigEntry(ctx: ClientContext): Promise<Record<string, unkno
 }
 
 /** Grok Build's registration: `grok mcp add --scope user aiterm -- <command…>`, read back with `grok mcp list --json`. */
-export const grokClient: ClientIntegration = {
+export const grokClient: ClientIntegration = cliClient({
   id: "grok",
   label: "Grok Build",
-  detect(ctx) {
-    const bin = resolveBinary(grokBinary, ctx.env);
-    return Promise.resolve(
-      bin
-        ? { found: true, bin, how: `grok CLI at ${bin}` }
-        : { found: false, bin: null, how: "no grok CLI (GROK_BIN, ~/.grok/bin, PATH)" },
-    );
-  },
-  async register(ctx, det) {
+  cli: "grok",
+  binary: grokBinary,
+  lookedIn: "GROK_BIN, ~/.grok/bin, PATH",
+  head: ["mcp", "add", "--scope", "user", REGISTRATION_NAME],
+  envFlag: "-e",
+  async current(ctx) {
     // Grok's own user config decides whether anything needs to change (its list also shows servers
     // it borrows from ~/.claude.json and ~/.cursor/mcp.json, which must not count as Grok's own).
     const existing = await grokConfigEntry(ctx);
-    if (
-      existing && existing.enabled !== false && existing.url === undefined &&
-      sameCommand(existing.command, existing.args, ctx.server)
-    ) {
-      return {
-        status: "already_registered",
-        detail: "grok's user config already registers aiterm",
-        config_path_kind: "cli",
-      };
-    }
-    const env = stringEnv(existing?.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    const head = ["mcp", "add", "--scope", "user", REGISTRATION_NAME];
-    const args = [...head, ...env, "--", ctx.server.command, ...ctx.server.args];
-    const shown = displayCommand([["grok", ...head, "--", ctx.server.command, ...ctx.server.args]]);
-    if (ctx.dryRun) return { status: "would_register", detail: `would run: ${shown}`, config_path_kind: "cli" };
-    const r = await runCli(det.bin!, args, ctx);
-    if (r.code !== 0) throw cliFailure(det.bin!, head, r);
-    return { status: "registered", detail: `ran: ${shown}`, config_path_kind: "cli" };
+    const same = existing !== null && existing.enabled !== false && existing.url === undefined &&
+      sameCommand(existing.command, existing.args, ctx.server);
+    return { same, env: stringEnv(existing?.env) };
   },
+  sameDetail: "grok's user config already registers aiterm",
   async readBack(ctx, det) {
     const args = ["mcp", "list", "--json"];
     const r = await runCli(det.bin!, args, ctx);
@@ -125,4 +107,4 @@ export const grokClient: ClientIntegration = {
     }
     return { detail: `grok mcp list --json lists aiterm${cmd ? " with the same command" : ""}` };
   },
-};
+});

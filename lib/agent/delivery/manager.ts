@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { AppError } from "../../../base/errors.ts";
 import { log } from "../../../base/log.ts";
+import { waitUntil } from "../../../base/wait.ts";
 import {
   alive,
   type ChildBoundary,
@@ -59,6 +60,8 @@ export interface DeliveryDeps extends AgentDeps {
 }
 
 const OBSERVE_SLICE_MS = 600_000;
+/** How long a new request waits for the previous one's answer to be recorded (then DELIVERY_PREVIOUS_PENDING). */
+const PREVIOUS_WAIT_MS = 5000;
 /** Finished deliveries (and their bodies) are kept this long for inspection. */
 const FINISHED_KEEP_MS = 7 * 24 * 3600_000;
 
@@ -326,22 +329,19 @@ export class ParentDeliveryManager {
       return;
     }
     const childId = prev.child.session_id;
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const outcome = await this.#access.wait(prev.child, 0);
-      if (outcome.outcome !== "timeout") {
-        await this.#secure(prev.parent, prev.delivery_id, outcome);
-        return;
-      }
-      if (Date.now() > deadline) {
-        throw new AppError(
-          "DELIVERY_PREVIOUS_PENDING",
-          `Cannot start a new request in "${childId}": the answer of its previous request (turn ${prev.child.cursor}) is not recorded yet`,
-          { suggestion: "nothing was typed; retry in a few seconds" },
-        );
-      }
-      await new Promise((r) => setTimeout(r, 200));
+    const got = await waitUntil(() => this.#access.wait(prev.child, 0), {
+      timeoutMs: PREVIOUS_WAIT_MS,
+      intervalMs: 200,
+      until: (o) => o.outcome !== "timeout",
+    });
+    if (got.status !== "done") {
+      throw new AppError(
+        "DELIVERY_PREVIOUS_PENDING",
+        `Cannot start a new request in "${childId}": the answer of its previous request (turn ${prev.child.cursor}) is not recorded yet`,
+        { suggestion: "nothing was typed; retry in a few seconds" },
+      );
     }
+    await this.#secure(prev.parent, prev.delivery_id, got.value);
   }
 
   async #observe(kind: ParentKind, id: string): Promise<void> {
