@@ -119,11 +119,7 @@ export async function enable(ctx: SteerCtx): Promise<CodexSteerResult> {
     ({ text }) => addCodexSteerHooks(text, server, ctx.os),
     { jsonc: false, dryRun: ctx.options.dryRun },
   );
-  const where = {
-    config_path: ctx.hooksJson,
-    config_path_kind: change.kind,
-    ...(change.backup ? { backup_path: change.backup } : {}),
-  };
+  const where = whereChanged(ctx.hooksJson, change);
   if (ctx.options.dryRun) {
     const did = change.outcome === "would_write"
       ? `would add aiterm's two hooks to ${change.target}`
@@ -200,11 +196,7 @@ export async function disable(ctx: SteerCtx): Promise<CodexSteerResult> {
     ({ text }) => removeCodexSteerHooks(text, ctx.os).text,
     { jsonc: false, dryRun: ctx.options.dryRun },
   );
-  const where = {
-    config_path: ctx.hooksJson,
-    config_path_kind: change.kind,
-    ...(change.backup ? { backup_path: change.backup } : {}),
-  };
+  const where = whereChanged(ctx.hooksJson, change);
   if (ctx.options.dryRun) {
     const did = change.outcome === "would_write"
       ? `would remove aiterm's hooks from ${change.target}`
@@ -291,4 +283,12 @@ export async function status(ctx: SteerCtx): Promise<CodexSteerResult> {
     };
   }
   return { ...base, status: "ok", state: "ready", detail: "aiterm's hooks are enabled and trusted", codex_steer: info };
+}
+
+/** Where a hooks-file change landed, as the step result's fields. */
+function whereChanged(
+  path: string,
+  change: { kind: ConfigPathKind; backup?: string | null | undefined },
+): { config_path: string; config_path_kind: ConfigPathKind; backup_path?: string } {
+  return { config_path: path, config_path_kind: change.kind, ...(change.backup ? { backup_path: change.backup } : {}) };
 }
