@@ -21,6 +21,7 @@ import {
   dialectById,
   dialectForShell,
   findExecutable,
+  foregroundBrief,
   foregroundProcess,
   integratedShell,
   outputSinkCommand,
@@ -176,6 +177,8 @@ export class Terminal {
   #swept: Promise<number> | null = null;
   /** Pane facts by session id, for sends in one tmux round trip (see #paneFacts). */
   readonly #panes = new Map<string, PaneFacts>();
+  /** Per session, the spare file of the next send's record, made once a send has answered (see #spareLater). */
+  readonly #spares = new Map<string, Promise<HotSpare | null>>();
   /** The multiplexer said it cannot type in one round trip (the CLI transport): not tried again before this time. */
   #oneTripAfter = 0;
   /** Log writer liveness and retention for every session (lib/terminal/log_supervisor.ts). */
@@ -437,9 +440,12 @@ export class Terminal {
     return this.#swept;
   }
 
-  /** Claims a session directory: the exclusive mkdir is what makes a name ours. */
+  /**
+   * Claims a session directory: the exclusive mkdir is what makes a name ours. A name is free when no directory
+   * and no live session (one a person made on our socket has no directory) has it: the multiplexer is asked
+   * about that one name, never for every session, so opening the n-th session does not cost n.
+   */
   async #claimName(explicit: string | null): Promise<string> {
-    const live = new Set((await this.#mux.listSessions()).map((s) => s.name));
     if (explicit !== null) {
       if (!SESSION_ID_PATTERN.test(explicit)) {
         throw new AppError(
@@ -450,7 +456,7 @@ export class Terminal {
           },
         );
       }
-      if (live.has(explicit) || !(await this.#mkdirExclusive(explicit))) {
+      if (!(await this.#claimIfFree(explicit))) {
         throw new AppError(
           "SESSION_EXISTS",
           `Cannot open session "${explicit}": a session with that name already exists`,
@@ -461,13 +467,26 @@ export class Terminal {
       }
       return explicit;
     }
-    const taken = new Set(live);
+    const taken = new Set<string>();
     for await (const entry of Deno.readDir(this.#layout.sessionsDir)) taken.add(entry.name);
     for (let n = 1;; n++) {
       const name = `t${n}`;
-      if (taken.has(name)) continue;
-      if (await this.#mkdirExclusive(name)) return name;
+      if (!taken.has(name) && (await this.#claimIfFree(name))) return name;
     }
+  }
+
+  /** Claims `name`'s directory unless it exists or a live session has the name (then the claim is undone). */
+  async #claimIfFree(name: string): Promise<boolean> {
+    if (!(await this.#mkdirExclusive(name))) return false;
+    let live: boolean;
+    try {
+      live = await this.#mux.hasSession(name);
+    } catch (err) {
+      await Deno.remove(this.#layout.sessionDir(name)).catch(() => {});
+      throw err;
+    }
+    if (live) await Deno.remove(this.#layout.sessionDir(name)).catch(() => {});
+    return !live;
   }
 
   async #mkdirExclusive(id: string): Promise<boolean> {
@@ -603,9 +622,9 @@ export class Terminal {
         if (hold.waited || hold.recoveredStaleLock) {
           plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
         }
-        // The file work of the send's record (a spare file) starts now and runs while the writer is checked and
-        // tmux types; the record takes its place once the text was typed.
-        const record = prepareHotFile(this.#layout.sessionLastCommand(input.session_id)).catch(() => null);
+        // The file work of the send's record (a spare file) was done after the previous send answered, or starts now
+        // and runs while the writer is checked and tmux types; the record takes its place once the text was typed.
+        const record = this.#takeSpare(input.session_id);
         let typed: { cursor: number } | null = null;
         try {
           while (!typed) {
@@ -618,6 +637,7 @@ export class Terminal {
           throw err;
         }
         const { cursor } = typed;
+        this.#spareLater(input.session_id);
         if (hold.recoveredStaleLock) logStaleTakeover(input.session_id, hold.staleOwnerPid);
         return {
           session_id: input.session_id,
@@ -649,8 +669,10 @@ export class Terminal {
     const { meta, live } = plan;
     // A stopped log writer is restarted before typing, so what this send causes is recorded (no extra tmux call;
     // a remembered pane's writer is checked by tmux in the paste's own round trip).
-    if (meta) await this.#checkLogWriter(meta, live.piped);
-    const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
+    let end: number | null = null;
+    if (meta) await this.#checkLogWriter(meta, live.piped, (e) => (end = e));
+    // The check's own look at the log gives the cursor when the writer was fine (else the log is looked at again).
+    const cursor = meta ? end ?? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
     const last: LastSend = {
       text: plan.secret ? "" : plan.body.slice(0, 4096),
       at: new Date().toISOString(),
@@ -679,6 +701,24 @@ export class Terminal {
     }
     await commitRecord(await record, this.#layout.sessionLastCommand(id), last);
     return { cursor };
+  }
+
+  /** The spare file for a send's record: the one made after the previous send, else a new one. */
+  #takeSpare(id: string): Promise<HotSpare | null> {
+    const spare = this.#spares.get(id);
+    this.#spares.delete(id);
+    return spare ?? prepareHotFile(this.#layout.sessionLastCommand(id)).catch(() => null);
+  }
+
+  /**
+   * Makes the spare of the session's next send record once this send has answered: a timer, so the file work
+   * (creating the spare, removing the copies commits set aside) starts after the receipt is on its way.
+   */
+  #spareLater(id: string): void {
+    Deno.unrefTimer(setTimeout(() => {
+      if (this.#spares.has(id) || !existsSync(this.#layout.sessionDir(id))) return;
+      this.#spares.set(id, prepareHotFile(this.#layout.sessionLastCommand(id)).catch(() => null));
+    }, 0));
   }
 
   /**
@@ -721,7 +761,7 @@ export class Terminal {
     const facts = await this.#paneFacts(id, options.ask ?? false);
     const { meta, live } = facts;
     // The kernel's foreground process first (Linux); the multiplexer's current command where there is none.
-    const fg = foregroundProcess(live.panePid);
+    const fg = foregroundBrief(live.panePid);
     // Remembered facts carry an old current command: without the kernel's answer, ask tmux.
     if (facts.remembered && !fg) return await this.#planSend(id, text, raw, enter, mark, { ask: true });
     const fgName = fg?.name ?? live.currentCommand;
@@ -771,7 +811,10 @@ export class Terminal {
     // A program reading a line with echo off (a password prompt): the text is never written to disk.
     // The modes are asked for (one stty) only when a plain read of the terminal waits (the read builtin,
     // getpass), or, where the kernel cannot say (no /proc), when a program other than the shell waits.
-    const lineRead = fg?.inputWait ? blockedInTerminalRead(fg.inputWait) : !atOwnShell && fg?.readingInput !== false;
+    // The brief look says whether a thread is in a read call at all; only then are its descriptors looked at.
+    const lineRead = fg
+      ? fg.inRead && blockedInTerminalRead(foregroundProcess(live.panePid)?.inputWait ?? null)
+      : !atOwnShell;
     const secret = lineRead &&
       await readTerminalModes(live.panePid).then((m) => m !== null && m.canonical && !m.echo);
     return {
@@ -799,12 +842,28 @@ export class Terminal {
     await this.#ensureLockDir(sessionId, "send a key to");
     // A lock left by a sender that died is taken over, so C-c, C-d and Escape always reach the pane.
     const hold = await withSendLock(this.#layout.sessionSendLock(sessionId), { sessionId }, async (hold) => {
-      await this.#requireLive(sessionId, "send a key to");
       // A key that ends or interrupts a line makes the next wait about what follows it (C-c at an idle
       // prompt: the shell's mark with 130, not the previous command's mark).
-      const meta = LINE_ENDING_KEYS.has(resolved.name) ? await this.meta(sessionId) : null;
-      const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
-      await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
+      const lineEnding = LINE_ENDING_KEYS.has(resolved.name);
+      const cursorNow = async () => {
+        const meta = lineEnding ? await this.meta(sessionId) : null;
+        return meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
+      };
+      let cursor: number | null = null;
+      let sent = false;
+      // One round trip where the multiplexer can check the pane in the key's own command; anything but "typed"
+      // sent nothing, and the pane is asked for below (its error, or the key after all).
+      if (this.#mux.sendKeysIfAlive && performance.now() >= this.#oneTripAfter) {
+        cursor = await cursorNow();
+        const r = await this.#mux.sendKeysIfAlive(sessionId, [resolved.muxKey]);
+        sent = r === "typed";
+        if (r === "unavailable") this.#oneTripAfter = performance.now() + ONE_TRIP_RETRY_MS;
+      }
+      if (!sent) {
+        await this.#requireLive(sessionId, "send a key to");
+        cursor = await cursorNow();
+        await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
+      }
       if (cursor !== null) await this.#noteLineKey(sessionId, cursor, INTERRUPT_KEYS.has(resolved.name));
       return hold;
     });
@@ -829,7 +888,9 @@ export class Terminal {
       mark_dialect: null,
       mark_suffix: null,
     };
-    await writeJsonAtomic(this.#layout.sessionLastCommand(id), last, { sync: false }).catch(() => {});
+    // Through the spare the last send left (no file is created on the key's path), and one is made for the next.
+    await commitRecord(await this.#takeSpare(id), this.#layout.sessionLastCommand(id), last);
+    this.#spareLater(id);
   }
 
   /** Closes a session and removes its files. Idempotent. */
@@ -839,6 +900,8 @@ export class Terminal {
     const dirExists = (await Deno.stat(dir).catch(() => null)) !== null;
     if (!live && !meta && !dirExists) return { session_id: id, outcome: "already_closed" };
     const lock = await readSendLock(this.#layout.sessionSendLock(id));
+    this.#spares.delete(id);
+    this.#panes.delete(id);
     const kill = async () => {
       if (live) await this.#mux.killSession(id);
       await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -912,7 +975,7 @@ export class Terminal {
   }
 
   /** Restarts the session's log writer if it stopped (see LogSupervisor.check); never throws. */
-  async #checkLogWriter(meta: SessionMeta, piped: boolean | undefined): Promise<void> {
+  async #checkLogWriter(meta: SessionMeta, piped: boolean | undefined, onEnd?: (end: number) => void): Promise<void> {
     const id = meta.id;
     // Cursors handed out earlier bound the log's end from below: a lower end means its newest file was deleted.
     const [saved, last] = await Promise.all([
@@ -920,7 +983,11 @@ export class Terminal {
       this.lastSend(id),
     ]);
     const floor = Math.max(saved?.cursor ?? 0, last?.cursor ?? 0);
-    await this.logs.check(meta, piped === undefined ? { floor } : { floor, piped });
+    await this.logs.check(meta, {
+      floor,
+      ...(piped === undefined ? {} : { piped }),
+      ...(onEnd ? { onEnd } : {}),
+    });
   }
 
   /** Applies log retention to one session (called on reads). */
