@@ -193,7 +193,7 @@ Deno.test({
       assertEquals(await mux.sendKeysIfAlive!("k", ["x", "y"]), "typed");
       for (const name of ["dead", "missing"]) assertEquals(await mux.sendKeysIfAlive!(name, ["z"]), "not_ready", name);
       assertEquals(await cli.sendKeysIfAlive!("k", ["z"]), "unavailable");
-      const expected = ';"\\$~#{}\'%\x1b;a \x1b#\x01\txy';
+      const expected = ";\"\\$~#{}'%\x1b;a \x1b#\x01\txy";
       const got = await eventually(
         async () => {
           const s = await Deno.readTextFile(out).catch(() => "");
