@@ -12,6 +12,7 @@ import { findLine, fitTail, MAX_PAGE_TEXT_BYTES, readBytePage, readLinePage, typ
 import { reduceOutput, stripControl } from "./reduce/mod.ts";
 import { reduceScreen } from "./screen.ts";
 import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
+import { paneBatch } from "./pane_batch.ts";
 import type { Terminal } from "./terminal.ts";
 import type { LastSend } from "./last_send.ts";
 
@@ -153,10 +154,16 @@ async function readSessionOnce(
   const writerEvents: WriterEvent[] = [];
   const noteWriter = (e: WriterEvent | null) =>
     void (e && e.code !== writerEvents.at(-1)?.code && writerEvents.push(e));
-  const firstCheck = meta
-    ? terminal.logs.check(meta, { floor: Math.max(saved, lastSend?.cursor ?? 0) })
-    : Promise.resolve(null);
   const waits = input.wait || input.until;
+  const floor = Math.max(saved, lastSend?.cursor ?? 0);
+  // A wait asks tmux once for the pane: its pipe state serves the writer check, the rest the wait's first look.
+  const firstPane = meta && waits ? paneBatch(terminal.mux).paneInfo(id) : null;
+  const firstCheck = !meta ? Promise.resolve(null) : firstPane
+    ? firstPane.then(
+      (p) => terminal.logs.check(meta, { floor, piped: p === null || p.paneDead ? null : p.piped !== false }),
+      () => null,
+    )
+    : terminal.logs.check(meta, { floor });
   if (!waits) noteWriter(await firstCheck);
 
   let completion: Completion | null = null;
@@ -191,6 +198,7 @@ async function readSessionOnce(
         }
         : {}),
       sessionFilesExist: async () => (await Deno.stat(layout.sessionDir(id)).catch(() => null)) !== null,
+      ...(firstPane ? { firstPane } : {}),
     });
     noteWriter(await firstCheck);
     for (const e of during) noteWriter(e);
