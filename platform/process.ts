@@ -187,11 +187,12 @@ export function foregroundBrief(panePid: number): ForegroundBrief | null {
   if (Deno.build.os !== "linux") return null;
   const pane = readProcStat(panePid);
   if (!pane || pane.tpgid <= 0) return null;
-  const members = foregroundMembers(panePid, pane.tpgid);
+  const members = foregroundMembers(panePid, pane.tpgid, pane);
   const leader = members.find((m) => m.pid === pane.tpgid) ?? members[0];
   if (!leader) return null;
   const inRead = members.some((m) =>
-    taskIds(m.pid).slice(0, MAX_TASKS).some((tid) =>
+    // The same threads processFacts examines (the lowest MAX_TASKS ids).
+    [...(m.tids ?? taskIds(m.pid))].sort((a, b) => a - b).slice(0, MAX_TASKS).some((tid) =>
       inReadSyscall(Deno.build.arch, readText(`/proc/${m.pid}/task/${tid}/syscall`))
     )
   );
@@ -234,8 +235,12 @@ function taskIds(pid: number): number[] {
  * children lists, cheap), or from a scan of all of /proc when those lists are not available or the
  * walk finds none (a member reparented away from the pane's tree).
  */
-function foregroundMembers(rootPid: number, pgrp: number): { pid: number; stat: ProcStat }[] {
-  const members: { pid: number; stat: ProcStat }[] = [];
+function foregroundMembers(
+  rootPid: number,
+  pgrp: number,
+  rootStat?: ProcStat,
+): { pid: number; stat: ProcStat; tids?: number[] }[] {
+  const members: { pid: number; stat: ProcStat; tids?: number[] }[] = [];
   const seen = new Set<number>();
   const stack = [rootPid];
   let walked = true;
@@ -243,10 +248,12 @@ function foregroundMembers(rootPid: number, pgrp: number): { pid: number; stat: 
     const pid = stack.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    const stat = readProcStat(pid);
+    // The root's stat was just read by the caller; its task list serves the caller again (foregroundBrief).
+    const stat = pid === rootPid && rootStat ? rootStat : readProcStat(pid);
     if (!stat) continue;
-    if (stat.pgrp === pgrp) members.push({ pid, stat });
-    for (const tid of taskIds(pid)) {
+    const tids = taskIds(pid);
+    if (stat.pgrp === pgrp) members.push({ pid, stat, tids });
+    for (const tid of tids) {
       const children = readText(`/proc/${pid}/task/${tid}/children`);
       if (children === null) {
         if (pid === rootPid && tid === pid) walked = false;
