@@ -3,7 +3,7 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../../base/errors.ts";
-import { type HotSpare, jsonText, prepareHotFile, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { type HotSpare, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
@@ -173,7 +173,7 @@ async function readSessionOnce(
     // same, and the wait sees what the new writer records. Its events come first in the warnings.
     const during: WriterEvent[] = [];
     // The file work of the cursor's update is done while waiting, too.
-    if (logDir && input.cursor == null && !range) cursorSpare.spare = prepareHotFile(cursorFile).catch(() => null);
+    if (logDir && input.cursor == null && !range) cursorSpare.spare = terminal.takeHotSpare(cursorFile);
     completion = await waitForCompletion({
       sessionId: id,
       mux: terminal.mux,
@@ -294,6 +294,8 @@ async function readSessionOnce(
       // the spare could not be used: the usual way below
     }
     if (!done) await writeJsonAtomic(cursorFile, value, { sync: false }).catch(() => {});
+    // The next read's spare is made once this one has answered (Terminal.hotSpareLater).
+    if (spare) terminal.hotSpareLater(id, cursorFile);
   }
   return {
     ...base,

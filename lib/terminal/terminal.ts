@@ -141,6 +141,9 @@ interface SendPlan {
   remembered: boolean;
 }
 
+/** How long after a session file was replaced its next spare is made (see Terminal.hotSpareLater). */
+const SPARE_IDLE_MS = 25;
+
 /** After the multiplexer could not type in one round trip, how long sends ask tmux first without trying again. */
 const ONE_TRIP_RETRY_MS = 10_000;
 
@@ -177,7 +180,7 @@ export class Terminal {
   #swept: Promise<number> | null = null;
   /** Pane facts by session id, for sends in one tmux round trip (see #paneFacts). */
   readonly #panes = new Map<string, PaneFacts>();
-  /** Per session, the spare file of the next send's record, made once a send has answered (see #spareLater). */
+  /** By path: the spare file for the next replacement of a session's hot file (see hotSpareLater). */
   readonly #spares = new Map<string, Promise<HotSpare | null>>();
   /** The multiplexer said it cannot type in one round trip (the CLI transport): not tried again before this time. */
   #oneTripAfter = 0;
@@ -705,20 +708,34 @@ export class Terminal {
 
   /** The spare file for a send's record: the one made after the previous send, else a new one. */
   #takeSpare(id: string): Promise<HotSpare | null> {
-    const spare = this.#spares.get(id);
-    this.#spares.delete(id);
-    return spare ?? prepareHotFile(this.#layout.sessionLastCommand(id)).catch(() => null);
+    return this.takeHotSpare(this.#layout.sessionLastCommand(id));
+  }
+
+  #spareLater(id: string): void {
+    this.hotSpareLater(id, this.#layout.sessionLastCommand(id));
   }
 
   /**
-   * Makes the spare of the session's next send record once this send has answered: a timer, so the file work
-   * (creating the spare, removing the copies commits set aside) starts after the receipt is on its way.
+   * A spare for replacing the session file `path` (lib/state/atomic.ts prepareHotFile): the one made after its last
+   * replacement ({@link hotSpareLater}), else one made now. The send's record and a read's cursor use these.
    */
-  #spareLater(id: string): void {
+  takeHotSpare(path: string): Promise<HotSpare | null> {
+    const spare = this.#spares.get(path);
+    this.#spares.delete(path);
+    return spare ?? prepareHotFile(path).catch(() => null);
+  }
+
+  /**
+   * Makes the spare for session `id`'s file `path` a little after it was replaced ({@link SPARE_IDLE_MS}): the file
+   * work (creating the spare, removing the copies commits set aside: an inode made and freed, about 0.1 ms each
+   * here, on the main thread) then falls after the call that usually follows (a read after a send), not into it. A
+   * call that comes sooner makes its spare itself, as before.
+   */
+  hotSpareLater(id: string, path: string): void {
     Deno.unrefTimer(setTimeout(() => {
-      if (this.#spares.has(id) || !existsSync(this.#layout.sessionDir(id))) return;
-      this.#spares.set(id, prepareHotFile(this.#layout.sessionLastCommand(id)).catch(() => null));
-    }, 0));
+      if (this.#spares.has(path) || !existsSync(this.#layout.sessionDir(id))) return;
+      this.#spares.set(path, prepareHotFile(path).catch(() => null));
+    }, SPARE_IDLE_MS));
   }
 
   /**
@@ -900,7 +917,8 @@ export class Terminal {
     const dirExists = (await Deno.stat(dir).catch(() => null)) !== null;
     if (!live && !meta && !dirExists) return { session_id: id, outcome: "already_closed" };
     const lock = await readSendLock(this.#layout.sessionSendLock(id));
-    this.#spares.delete(id);
+    this.#spares.delete(this.#layout.sessionLastCommand(id));
+    this.#spares.delete(this.#layout.sessionCursor(id));
     this.#panes.delete(id);
     const kill = async () => {
       if (live) await this.#mux.killSession(id);
