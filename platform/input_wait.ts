@@ -221,6 +221,18 @@ export function classifyInputWait(facts: InputWaitFacts): InputWaitVerdict {
 }
 
 /**
+ * Whether a thread's `/proc/<pid>/task/<tid>/syscall` text says it is blocked in a read-family call (read, pread,
+ * readv, …) on architecture `arch`. Only such a thread can make {@link blockedInTerminalRead} true, so a group
+ * with none needs no look at its descriptors.
+ */
+export function inReadSyscall(arch: string, syscall: string | null): boolean {
+  const table = SYSCALLS[arch];
+  if (!table || syscall === null) return false;
+  const sc = parseSyscall(syscall);
+  return sc !== null && !("running" in sc) && table.read.includes(sc.nr);
+}
+
+/**
  * True when a member of the foreground group is blocked in a plain `read` of the terminal (the `read`
  * builtin, getpass, `cat`), as opposed to a line editor's select/poll (readline, zle): only then can the
  * terminal be in a line-read mode worth asking about (a password prompt). False when not known.

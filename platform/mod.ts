@@ -10,6 +10,7 @@ export {
   tmuxInstallHint,
 } from "./tmux.ts";
 export {
+  foregroundBrief,
   foregroundProcess,
   processAlive,
   processArgvBytes,
@@ -20,7 +21,7 @@ export {
   readProcStat,
   sameProcessAlive,
 } from "./process.ts";
-export type { ForegroundProcess, TreeProcess } from "./process.ts";
+export type { ForegroundBrief, ForegroundProcess, TreeProcess } from "./process.ts";
 export { blockedInTerminalRead, classifyInputWait } from "./input_wait.ts";
 export type { InputWaitFacts, InputWaitVerdict } from "./input_wait.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";

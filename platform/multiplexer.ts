@@ -115,6 +115,12 @@ export interface Multiplexer {
   pasteIfReady?(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<PasteIfReady>;
   /** Sends named keys (multiplexer key names such as `C-c`, `Enter`). */
   sendKeys(name: string, keys: string[]): Promise<void>;
+  /**
+   * {@link sendKeys} in the same round trip as the check a key press makes first: the keys are sent only when the
+   * session's pane exists and is alive, else nothing is sent (`not_ready`: ask {@link paneInfo} for why).
+   * `unavailable`: nothing was tried (as for {@link pasteIfReady}). Optional, like pasteIfReady.
+   */
+  sendKeysIfAlive?(name: string, keys: string[]): Promise<PasteIfReady>;
   /** The rendered screen, plus `scrollback` lines above it. */
   capture(name: string, options?: { scrollback?: number; escapes?: boolean }): Promise<string>;
   /** argv a human runs to attach to the session and watch it. */

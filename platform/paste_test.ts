@@ -168,3 +168,43 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sendKeysIfAlive() presses keys in the same round trip as the pane check; a pane gone or dead gets nothing",
+  ignore: !hasTmux,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using t = await makeTestEnv();
+    await Deno.mkdir(t.stateDir, { recursive: true });
+    const mux = createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env, transport: "control" }) as
+      & ReturnType<typeof createTmux>
+      & { close(): Promise<void> };
+    const cli = createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env });
+    try {
+      const out = `${t.root}/keys.bin`;
+      await t.tmux("new-session", "-d", "-s", "k", "--", "sh", "-c", `stty raw -echo; exec cat > '${out}'`);
+      await t.tmux("new-session", "-d", "-s", "dead", "--", "sleep", "0.5");
+      await t.tmux("set-option", "-w", "-t", "=dead:", "remain-on-exit", "on");
+      await eventually(async () => (await t.tmux("display", "-p", "-t", "=dead:", "#{pane_dead}")).stdout === "1\n");
+      // Characters tmux's parser treats specially, at both levels (the line and the if-shell branch it parses again).
+      const keys = [";", '"', "\\", "$", "~", "#", "{", "}", "'", "%", "M-;", "a", "Space", "M-#", "C-a", "Tab"];
+      for (const key of keys) assertEquals(await mux.sendKeysIfAlive!("k", [key]), "typed", key);
+      assertEquals(await mux.sendKeysIfAlive!("k", ["x", "y"]), "typed");
+      for (const name of ["dead", "missing"]) assertEquals(await mux.sendKeysIfAlive!(name, ["z"]), "not_ready", name);
+      assertEquals(await cli.sendKeysIfAlive!("k", ["z"]), "unavailable");
+      const expected = ";\"\\$~#{}'%\x1b;a \x1b#\x01\txy";
+      const got = await eventually(
+        async () => {
+          const s = await Deno.readTextFile(out).catch(() => "");
+          return s.length >= expected.length ? s : null;
+        },
+        10_000,
+        "the pressed keys",
+      );
+      assertEquals(got, expected);
+    } finally {
+      await mux.close();
+    }
+  },
+});

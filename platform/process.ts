@@ -8,6 +8,7 @@ import {
   type FdKind,
   type InputWaitFacts,
   type InputWaitVerdict,
+  inReadSyscall,
   type ProcessFacts,
   type TaskFacts,
 } from "./input_wait.ts";
@@ -104,6 +105,12 @@ export function processStartIdentity(pid: number): string | null {
 
 /** True when `pid` is alive and still the incarnation recorded as `identity`. */
 export function sameProcessAlive(pid: number, identity: string | null): boolean {
+  if (Deno.build.os === "linux" && Number.isInteger(pid) && pid > 0) {
+    // One read of /proc/<pid>/stat answers both: alive (there, not a zombie) and which incarnation.
+    const stat = readProcStat(pid);
+    if (!stat || stat.state === "Z") return false;
+    return identity === null || `linux:${stat.starttime}` === identity;
+  }
   if (!processAlive(pid)) return false;
   if (identity === null) return true;
   return processStartIdentity(pid) === identity;
@@ -153,6 +160,42 @@ export function foregroundProcess(panePid: number): ForegroundProcess | null {
   };
 }
 
+/** The foreground process of a pane's terminal without the evidence of what it waits for (see {@link foregroundBrief}). */
+export interface ForegroundBrief {
+  pid: number;
+  /** Process name (comm). */
+  name: string;
+  /** The foreground process group id. */
+  pgrp: number;
+  /**
+   * A thread of the foreground group is blocked in a read-family system call: the precondition of
+   * blockedInTerminalRead (platform/input_wait.ts), which then needs {@link foregroundProcess}'s full look.
+   */
+  inRead: boolean;
+}
+
+/**
+ * The foreground process of `panePid`'s terminal (Linux; null elsewhere or when there is none), for a caller that
+ * needs its input-wait verdict only when it may be a plain read of the terminal (a send deciding whether the
+ * text answers a password prompt): the process stats and each thread's current system call, not every open
+ * descriptor, so a shell idle at its prompt costs a few small reads.
+ */
+export function foregroundBrief(panePid: number): ForegroundBrief | null {
+  if (Deno.build.os !== "linux") return null;
+  const pane = readProcStat(panePid);
+  if (!pane || pane.tpgid <= 0) return null;
+  const members = foregroundMembers(panePid, pane.tpgid, pane);
+  const leader = members.find((m) => m.pid === pane.tpgid) ?? members[0];
+  if (!leader) return null;
+  const inRead = members.some((m) =>
+    // The same threads processFacts examines (the lowest MAX_TASKS ids).
+    [...(m.tids ?? taskIds(m.pid))].sort((a, b) => a - b).slice(0, MAX_TASKS).some((tid) =>
+      inReadSyscall(Deno.build.arch, readText(`/proc/${m.pid}/task/${tid}/syscall`))
+    )
+  );
+  return { pid: leader.pid, name: leader.stat.comm, pgrp: pane.tpgid, inRead };
+}
+
 /**
  * The facts {@link classifyInputWait} needs about the foreground group of `panePid`'s terminal
  * (Linux; null elsewhere or when the pane is gone). For recording fixtures and diagnostics.
@@ -189,8 +232,12 @@ function taskIds(pid: number): number[] {
  * children lists, cheap), or from a scan of all of /proc when those lists are not available or the
  * walk finds none (a member reparented away from the pane's tree).
  */
-function foregroundMembers(rootPid: number, pgrp: number): { pid: number; stat: ProcStat }[] {
-  const members: { pid: number; stat: ProcStat }[] = [];
+function foregroundMembers(
+  rootPid: number,
+  pgrp: number,
+  rootStat?: ProcStat,
+): { pid: number; stat: ProcStat; tids?: number[] }[] {
+  const members: { pid: number; stat: ProcStat; tids?: number[] }[] = [];
   const seen = new Set<number>();
   const stack = [rootPid];
   let walked = true;
@@ -198,10 +245,12 @@ function foregroundMembers(rootPid: number, pgrp: number): { pid: number; stat: 
     const pid = stack.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    const stat = readProcStat(pid);
+    // The root's stat was just read by the caller; its task list serves the caller again (foregroundBrief).
+    const stat = pid === rootPid && rootStat ? rootStat : readProcStat(pid);
     if (!stat) continue;
-    if (stat.pgrp === pgrp) members.push({ pid, stat });
-    for (const tid of taskIds(pid)) {
+    const tids = taskIds(pid);
+    if (stat.pgrp === pgrp) members.push({ pid, stat, tids });
+    for (const tid of tids) {
       const children = readText(`/proc/${pid}/task/${tid}/children`);
       if (children === null) {
         if (pid === rootPid && tid === pid) walked = false;

@@ -464,6 +464,19 @@ class Tmux implements Multiplexer {
     await this.#run(["send-keys", "-t", exactTarget(name), ...keys.map(tmuxArg)]);
   }
 
+  async sendKeysIfAlive(name: string, keys: string[]): Promise<PasteIfReady> {
+    if (!this.#control || keys.length === 0) return "unavailable";
+    const { args, blocks } = aliveKeysArgs(exactTarget(name), keys.map(tmuxArg));
+    // Not carried by the control client (not started, or its line surely never ran): nothing was tried.
+    const out = await this.#run(args, { allowFail: true, blocks, cli: () => Promise.resolve(NOT_TRIED) });
+    if (out === NOT_TRIED) return "unavailable";
+    if (out.code === 0 && out.stdout === `${READY_TYPED}\n`) return "typed";
+    // Skipped (the pane is dead), or no such session (if-shell's target): nothing was sent.
+    if (out.code === 0 && out.stdout.startsWith(READY_SKIPPED)) return "not_ready";
+    if (out.failedAt === 0) return "not_ready";
+    throw muxFailure("tmux", "send-keys", out);
+  }
+
   async capture(name: string, options: { scrollback?: number; escapes?: boolean } = {}): Promise<string> {
     const args = ["capture-pane", "-p", "-J", "-t", exactTarget(name)];
     if (options.scrollback && options.scrollback > 0) args.push("-S", `-${options.scrollback}`);
@@ -547,6 +560,22 @@ export function readyPasteArgs(
     commandText(skipped),
   ];
   return { args, blocks: 2 + n };
+}
+
+/** Whether a pane may take keys from {@link aliveKeysArgs}: it exists and is alive. */
+export const ALIVE_FORMAT = "#{?pane_dead,0,1}";
+
+/**
+ * The control transport's key press in the same round trip as the pane check: `if-shell -F` on {@link ALIVE_FORMAT}
+ * of the target runs `send-keys` and `display-message -p typed`, or prints `skipped` twice (both branches make the
+ * same number of reply blocks, so the line always makes `blocks`). A target that does not exist fails the if-shell
+ * itself (no branch runs). `keys` are tmux key names, already quoted for a command line (tmuxArg).
+ */
+export function aliveKeysArgs(target: string, keys: string[]): { args: string[]; blocks: number } {
+  const typed = ["send-keys", "-t", target, ...keys, ";", "display-message", "-p", READY_TYPED];
+  const skipped = ["display-message", "-p", READY_SKIPPED, ";", "display-message", "-p", READY_SKIPPED];
+  const args = ["if-shell", "-F", "-t", target, ALIVE_FORMAT, commandText(typed), commandText(skipped)];
+  return { args, blocks: 1 + splitCliCommands(typed).length };
 }
 
 function pasteTail(target: string, buffer: string, options: PasteOptions): string[] {

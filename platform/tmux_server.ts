@@ -53,7 +53,9 @@ export class TmuxServerGuard {
   async check(): Promise<void> {
     let st: Deno.FileInfo;
     try {
-      st = await Deno.lstat(this.#socket);
+      // Synchronous: one lstat of a local path costs far less than a hop to the I/O thread pool, and this runs
+      // before every tmux command (a send's round trip included).
+      st = Deno.lstatSync(this.#socket);
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
       this.#recovering ??= this.#recover().finally(() => (this.#recovering = null));

@@ -46,8 +46,21 @@ export function agentRecordPath(sessionDir: string): string {
 
 /** Reads a record; null when the session has no agent. */
 export async function readAgentRecord(sessionDir: string): Promise<AgentRecord | null> {
+  // Most sessions are plain terminals (every pty_send asks): a listing of the small session directory says so
+  // for less than a failed open costs (its exception's stack trace).
+  if (!hasEntry(sessionDir, "agent.json")) return null;
   const rec = await readJsonFile<AgentRecord>(agentRecordPath(sessionDir)).catch(() => null);
   return rec?.schema === "aiterm.agent.v1" ? rec : null;
+}
+
+/** Whether directory `dir` lists `name` (false when it cannot be listed). */
+function hasEntry(dir: string, name: string): boolean {
+  try {
+    for (const entry of Deno.readDirSync(dir)) if (entry.name === name) return true;
+  } catch {
+    // no directory: no record
+  }
+  return false;
 }
 
 /** Writes a record atomically. */

@@ -15,7 +15,7 @@ import {
   lastIntegrationMark,
   sameProcessAlive,
 } from "../../platform/mod.ts";
-import type { Multiplexer } from "../../platform/mod.ts";
+import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import type { LastSend } from "./last_send.ts";
 import { waitingAtOwnPrompt } from "./foreground.ts";
 import { promptAt, promptHint, type PromptKind } from "./prompt.ts";
@@ -81,6 +81,11 @@ export interface WaitSpec {
   checkWriter?: () => Promise<void>;
   /** Whether the session's files still exist (false after pty_close). */
   sessionFilesExist: () => Promise<boolean>;
+  /**
+   * The pane as the caller asked for it just before the wait, together with its own checks (retention, the log
+   * writer): the first look at the pane uses it, and the first round of those checks is not repeated.
+   */
+  firstPane?: Promise<MuxSession | null>;
 }
 
 const QUIET_MS = 150;
@@ -167,6 +172,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   let pane: Awaited<ReturnType<Multiplexer["paneInfo"]>> = null;
   let paneAt = 0;
   let writerAt = performance.now();
+  let firstPane = spec.firstPane ?? null;
   using waker = watchLog(spec.logDir, TICK_MS, spec.signal);
   for (;;) {
     // Log evidence first: it is about the last send, and reading files is cheaper than asking tmux.
@@ -199,7 +205,11 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       }
     }
     // 1. the pane or its shell ended (checked after the log, at most once a tick: each check spawns tmux)
-    if (!pane || performance.now() - paneAt >= TICK_MS) {
+    if (firstPane) {
+      pane = await firstPane;
+      firstPane = null;
+      paneAt = performance.now();
+    } else if (!pane || performance.now() - paneAt >= TICK_MS) {
       // Shared with every other waiting read: one listing answers them all (./pane_batch.ts).
       pane = await panes.paneInfo(spec.sessionId);
       paneAt = performance.now();

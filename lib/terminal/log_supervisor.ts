@@ -43,6 +43,8 @@ export interface CheckOptions {
   piped?: boolean | null;
   /** Respect the retry delay after a recent restart (automatic checks); a caller's read or send does not wait. */
   backoff?: boolean;
+  /** Told the log's end when the writer was found fine (a send's cursor, without a second look at the log). */
+  onEnd?: (end: number) => void;
 }
 
 /** Dependencies of {@link LogSupervisor}. */
@@ -133,6 +135,7 @@ export class LogSupervisor {
     if (piped && !deleted) {
       // The restarted writer has written: the disk takes data again, so a later stop retries at once.
       if (retry && layout.end > retry.base * seg) this.#retry.delete(key);
+      options.onEnd?.(layout.end);
       return null;
     }
     const reason = deleted ? "segment_deleted" as const : "writer_stopped" as const;

@@ -181,6 +181,9 @@ async function stillOnDisk(dir: string, layout: LogLayout, segmentBytes: number,
   return await Deno.stat(join(dir, layout.files[k]!)).then(() => true, () => false);
 }
 
+/** Spans up to this size are read with synchronous calls (see readSpan). */
+const SYNC_READ_BYTES = 256 * 1024;
+
 /** Reads `[start, stop)` from the segment files; stops early where a file is missing or short. */
 async function readSpan(
   dir: string,
@@ -202,16 +205,33 @@ async function readSpan(
     let got = 0;
     try {
       if (k < 0) throw new Deno.errors.NotFound();
-      const file = await Deno.open(join(dir, layout.files[k]!), { read: true });
-      try {
-        await file.seek(offset, Deno.SeekMode.Start);
-        while (got < want) {
-          const n = await file.read(out.subarray(at - start + got, at - start + want));
-          if (n === null) break;
-          got += n;
+      const path = join(dir, layout.files[k]!);
+      // A small span (a command's output) is read synchronously: a few system calls on the page cache cost less
+      // than their hops to the I/O thread pool; a large one is read without holding up other calls.
+      if (want <= SYNC_READ_BYTES) {
+        const file = Deno.openSync(path, { read: true });
+        try {
+          file.seekSync(offset, Deno.SeekMode.Start);
+          while (got < want) {
+            const n = file.readSync(out.subarray(at - start + got, at - start + want));
+            if (n === null) break;
+            got += n;
+          }
+        } finally {
+          file.close();
         }
-      } finally {
-        file.close();
+      } else {
+        const file = await Deno.open(path, { read: true });
+        try {
+          await file.seek(offset, Deno.SeekMode.Start);
+          while (got < want) {
+            const n = await file.read(out.subarray(at - start + got, at - start + want));
+            if (n === null) break;
+            got += n;
+          }
+        } finally {
+          file.close();
+        }
       }
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;

@@ -161,10 +161,16 @@ async function readSessionOnce(
   const writerEvents: WriterEvent[] = [];
   const noteWriter = (e: WriterEvent | null) =>
     void (e && e.code !== writerEvents.at(-1)?.code && writerEvents.push(e));
-  const firstCheck = meta
-    ? terminal.logs.check(meta, { floor: Math.max(saved, lastSend?.cursor ?? 0) })
-    : Promise.resolve(null);
   const waits = input.wait || input.until;
+  const floor = Math.max(saved, lastSend?.cursor ?? 0);
+  // A wait asks tmux once for the pane: its pipe state serves the writer check, the rest the wait's first look.
+  const firstPane = meta && waits ? terminal.panes.paneInfo(id) : null;
+  const firstCheck = !meta ? Promise.resolve(null) : firstPane
+    ? firstPane.then(
+      (p) => terminal.logs.check(meta, { floor, piped: p === null || p.paneDead ? null : p.piped !== false }),
+      () => null,
+    )
+    : terminal.logs.check(meta, { floor });
   if (!waits) noteWriter(await firstCheck);
 
   let completion: Completion | null = null;
@@ -174,9 +180,7 @@ async function readSessionOnce(
     // same, and the wait sees what the new writer records. Its events come first in the warnings.
     const during: WriterEvent[] = [];
     // The file work of the cursor's update is done while waiting, too.
-    if (logDir && input.cursor == null && !range) {
-      cursorSpare.spare = terminal.hotFiles.prepare(cursorFile).catch(() => null);
-    }
+    if (logDir && input.cursor == null && !range) cursorSpare.spare = terminal.takeHotSpare(cursorFile);
     completion = await waitForCompletion({
       sessionId: id,
       mux: terminal.mux,
@@ -202,6 +206,7 @@ async function readSessionOnce(
         }
         : {}),
       sessionFilesExist: async () => (await Deno.stat(layout.sessionDir(id)).catch(() => null)) !== null,
+      ...(firstPane ? { firstPane } : {}),
     });
     noteWriter(await firstCheck);
     for (const e of during) noteWriter(e);
@@ -308,6 +313,8 @@ async function readSessionOnce(
       // the spare could not be used: the usual way below
     }
     if (!done) await writeJsonAtomic(cursorFile, value, { sync: false }).catch(() => {});
+    // The next read's spare is made once this one has answered (Terminal.hotSpareLater).
+    if (spare) terminal.hotSpareLater(id, cursorFile);
   }
   return {
     ...base,

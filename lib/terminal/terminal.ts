@@ -21,6 +21,7 @@ import {
   dialectById,
   dialectForShell,
   findExecutable,
+  foregroundBrief,
   foregroundProcess,
   integratedShell,
   outputSinkCommand,
@@ -145,6 +146,9 @@ interface SendPlan {
   atOwnShell: boolean;
 }
 
+/** How long after a session file was replaced its next spare is made (see Terminal.hotSpareLater). */
+const SPARE_IDLE_MS = 25;
+
 /** After the multiplexer could not type in one round trip, how long sends ask tmux first without trying again. */
 const ONE_TRIP_RETRY_MS = 10_000;
 
@@ -181,6 +185,8 @@ export class Terminal {
   #swept: Promise<number> | null = null;
   /** Pane facts by session id, for sends in one tmux round trip (see #paneFacts). */
   readonly #panes = new Map<string, PaneFacts>();
+  /** By path: the spare file for the next replacement of a session's hot file (see hotSpareLater). */
+  readonly #spares = new Map<string, Promise<HotSpare | null>>();
   /** The multiplexer said it cannot type in one round trip (the CLI transport): not tried again before this time. */
   #oneTripAfter = 0;
   /** Log writer liveness and retention for every session (lib/terminal/log_supervisor.ts). */
@@ -451,9 +457,12 @@ export class Terminal {
     return this.#swept;
   }
 
-  /** Claims a session directory: the exclusive mkdir is what makes a name ours. */
+  /**
+   * Claims a session directory: the exclusive mkdir is what makes a name ours. A name is free when no directory
+   * and no live session (one a person made on our socket has no directory) has it: the multiplexer is asked
+   * about that one name, never for every session, so opening the n-th session does not cost n.
+   */
   async #claimName(explicit: string | null): Promise<string> {
-    const live = new Set((await this.#mux.listSessions()).map((s) => s.name));
     if (explicit !== null) {
       if (!SESSION_ID_PATTERN.test(explicit)) {
         throw new AppError(
@@ -464,7 +473,7 @@ export class Terminal {
           },
         );
       }
-      if (live.has(explicit) || !(await this.#mkdirExclusive(explicit))) {
+      if (!(await this.#claimIfFree(explicit))) {
         throw new AppError(
           "SESSION_EXISTS",
           `Cannot open session "${explicit}": a session with that name already exists`,
@@ -475,13 +484,26 @@ export class Terminal {
       }
       return explicit;
     }
-    const taken = new Set(live);
+    const taken = new Set<string>();
     for await (const entry of Deno.readDir(this.#layout.sessionsDir)) taken.add(entry.name);
     for (let n = 1;; n++) {
       const name = `t${n}`;
-      if (taken.has(name)) continue;
-      if (await this.#mkdirExclusive(name)) return name;
+      if (!taken.has(name) && (await this.#claimIfFree(name))) return name;
     }
+  }
+
+  /** Claims `name`'s directory unless it exists or a live session has the name (then the claim is undone). */
+  async #claimIfFree(name: string): Promise<boolean> {
+    if (!(await this.#mkdirExclusive(name))) return false;
+    let live: boolean;
+    try {
+      live = await this.#mux.hasSession(name);
+    } catch (err) {
+      await Deno.remove(this.#layout.sessionDir(name)).catch(() => {});
+      throw err;
+    }
+    if (live) await Deno.remove(this.#layout.sessionDir(name)).catch(() => {});
+    return !live;
   }
 
   async #mkdirExclusive(id: string): Promise<boolean> {
@@ -619,9 +641,9 @@ export class Terminal {
         if (hold.waited || hold.recoveredStaleLock) {
           plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
         }
-        // The file work of the send's record (a spare file) starts now and runs while the writer is checked and
-        // tmux types; the record takes its place once the text was typed.
-        const record = this.hotFiles.prepare(this.#layout.sessionLastCommand(input.session_id)).catch(() => null);
+        // The file work of the send's record (a spare file) was done after the previous send answered, or starts now
+        // and runs while the writer is checked and tmux types; the record takes its place once the text was typed.
+        const record = this.#takeSpare(input.session_id);
         let typed: { cursor: number } | null = null;
         try {
           while (!typed) {
@@ -637,6 +659,7 @@ export class Terminal {
         if (enter && plan.atOwnShell && plan.meta?.integration === "osc133") {
           this.#typeAhead.submitted(input.session_id, cursor, plan.live.panePid);
         }
+        this.#spareLater(input.session_id);
         if (hold.recoveredStaleLock) logStaleTakeover(input.session_id, hold.staleOwnerPid);
         return {
           session_id: input.session_id,
@@ -688,8 +711,10 @@ export class Terminal {
     const { meta, live } = plan;
     // A stopped log writer is restarted before typing, so what this send causes is recorded (no extra tmux call;
     // a remembered pane's writer is checked by tmux in the paste's own round trip).
-    if (meta) await this.#checkLogWriter(meta, live.piped);
-    const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
+    let end: number | null = null;
+    if (meta) await this.#checkLogWriter(meta, live.piped, (e) => (end = e));
+    // The check's own look at the log gives the cursor when the writer was fine (else the log is looked at again).
+    const cursor = meta ? end ?? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
     const last: LastSend = {
       text: plan.secret ? "" : plan.body.slice(0, 4096),
       at: new Date().toISOString(),
@@ -718,6 +743,38 @@ export class Terminal {
     }
     await commitRecord(await record, this.#layout.sessionLastCommand(id), last);
     return { cursor };
+  }
+
+  /** The spare file for a send's record: the one made after the previous send, else a new one. */
+  #takeSpare(id: string): Promise<HotSpare | null> {
+    return this.takeHotSpare(this.#layout.sessionLastCommand(id));
+  }
+
+  #spareLater(id: string): void {
+    this.hotSpareLater(id, this.#layout.sessionLastCommand(id));
+  }
+
+  /**
+   * A spare for replacing the session file `path` (lib/state/atomic.ts HotFiles): the one made after its last
+   * replacement ({@link hotSpareLater}), else one made now. The send's record and a read's cursor use these.
+   */
+  takeHotSpare(path: string): Promise<HotSpare | null> {
+    const spare = this.#spares.get(path);
+    this.#spares.delete(path);
+    return spare ?? this.hotFiles.prepare(path).catch(() => null);
+  }
+
+  /**
+   * Makes the spare for session `id`'s file `path` a little after it was replaced ({@link SPARE_IDLE_MS}): the file
+   * work (creating the spare, removing the copies commits set aside: an inode made and freed, about 0.1 ms each
+   * here, on the main thread) then falls after the call that usually follows (a read after a send), not into it. A
+   * call that comes sooner makes its spare itself, as before.
+   */
+  hotSpareLater(id: string, path: string): void {
+    Deno.unrefTimer(setTimeout(() => {
+      if (this.#spares.has(path) || !existsSync(this.#layout.sessionDir(id))) return;
+      this.#spares.set(path, this.hotFiles.prepare(path).catch(() => null));
+    }, SPARE_IDLE_MS));
   }
 
   /**
@@ -760,7 +817,7 @@ export class Terminal {
     const facts = await this.#paneFacts(id, options.ask ?? false);
     const { meta, live } = facts;
     // The kernel's foreground process first (Linux); the multiplexer's current command where there is none.
-    const fg = foregroundProcess(live.panePid);
+    const fg = foregroundBrief(live.panePid);
     // Remembered facts carry an old current command: without the kernel's answer, ask tmux.
     if (facts.remembered && !fg) return await this.#planSend(id, text, raw, enter, mark, { ask: true });
     const fgName = fg?.name ?? live.currentCommand;
@@ -810,7 +867,10 @@ export class Terminal {
     // A program reading a line with echo off (a password prompt): the text is never written to disk.
     // The modes are asked for (one stty) only when a plain read of the terminal waits (the read builtin,
     // getpass), or, where the kernel cannot say (no /proc), when a program other than the shell waits.
-    const lineRead = fg?.inputWait ? blockedInTerminalRead(fg.inputWait) : !atOwnShell && fg?.readingInput !== false;
+    // The brief look says whether a thread is in a read call at all; only then are its descriptors looked at.
+    const lineRead = fg
+      ? fg.inRead && blockedInTerminalRead(foregroundProcess(live.panePid)?.inputWait ?? null)
+      : !atOwnShell;
     const secret = lineRead &&
       await readTerminalModes(live.panePid).then((m) => m !== null && m.canonical && !m.echo);
     return {
@@ -839,12 +899,28 @@ export class Terminal {
     await this.#ensureLockDir(sessionId, "send a key to");
     // A lock left by a sender that died is taken over, so C-c, C-d and Escape always reach the pane.
     const hold = await withSendLock(this.#layout.sessionSendLock(sessionId), { sessionId }, async (hold) => {
-      await this.#requireLive(sessionId, "send a key to");
       // A key that ends or interrupts a line makes the next wait about what follows it (C-c at an idle
       // prompt: the shell's mark with 130, not the previous command's mark).
-      const meta = LINE_ENDING_KEYS.has(resolved.name) ? await this.meta(sessionId) : null;
-      const cursor = meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
-      await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
+      const lineEnding = LINE_ENDING_KEYS.has(resolved.name);
+      const cursorNow = async () => {
+        const meta = lineEnding ? await this.meta(sessionId) : null;
+        return meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
+      };
+      let cursor: number | null = null;
+      let sent = false;
+      // One round trip where the multiplexer can check the pane in the key's own command; anything but "typed"
+      // sent nothing, and the pane is asked for below (its error, or the key after all).
+      if (this.#mux.sendKeysIfAlive && performance.now() >= this.#oneTripAfter) {
+        cursor = await cursorNow();
+        const r = await this.#mux.sendKeysIfAlive(sessionId, [resolved.muxKey]);
+        sent = r === "typed";
+        if (r === "unavailable") this.#oneTripAfter = performance.now() + ONE_TRIP_RETRY_MS;
+      }
+      if (!sent) {
+        await this.#requireLive(sessionId, "send a key to");
+        cursor = await cursorNow();
+        await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
+      }
       if (cursor !== null) await this.#noteLineKey(sessionId, cursor, INTERRUPT_KEYS.has(resolved.name));
       return hold;
     });
@@ -869,7 +945,9 @@ export class Terminal {
       mark_dialect: null,
       mark_suffix: null,
     };
-    await writeJsonAtomic(this.#layout.sessionLastCommand(id), last, { sync: false }).catch(() => {});
+    // Through the spare the last send left (no file is created on the key's path), and one is made for the next.
+    await commitRecord(await this.#takeSpare(id), this.#layout.sessionLastCommand(id), last);
+    this.#spareLater(id);
   }
 
   /** Closes a session and removes its files. Idempotent. */
@@ -880,6 +958,9 @@ export class Terminal {
     if (!live && !meta && !dirExists) return { session_id: id, outcome: "already_closed" };
     this.#typeAhead.forget(id);
     const lock = await readSendLock(this.#layout.sessionSendLock(id));
+    this.#spares.delete(this.#layout.sessionLastCommand(id));
+    this.#spares.delete(this.#layout.sessionCursor(id));
+    this.#panes.delete(id);
     const kill = async () => {
       if (live) await this.#mux.killSession(id);
       await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -953,7 +1034,7 @@ export class Terminal {
   }
 
   /** Restarts the session's log writer if it stopped (see LogSupervisor.check); never throws. */
-  async #checkLogWriter(meta: SessionMeta, piped: boolean | undefined): Promise<void> {
+  async #checkLogWriter(meta: SessionMeta, piped: boolean | undefined, onEnd?: (end: number) => void): Promise<void> {
     const id = meta.id;
     // Cursors handed out earlier bound the log's end from below: a lower end means its newest file was deleted.
     const [saved, last] = await Promise.all([
@@ -961,7 +1042,11 @@ export class Terminal {
       this.lastSend(id),
     ]);
     const floor = Math.max(saved?.cursor ?? 0, last?.cursor ?? 0);
-    await this.logs.check(meta, piped === undefined ? { floor } : { floor, piped });
+    await this.logs.check(meta, {
+      floor,
+      ...(piped === undefined ? {} : { piped }),
+      ...(onEnd ? { onEnd } : {}),
+    });
   }
 
   /** Applies log retention to one session (called on reads). */

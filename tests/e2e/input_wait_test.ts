@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv } from "../helpers/env.ts";
 import { connect } from "../helpers/mcp.ts";
-import { foregroundProcess } from "../../platform/mod.ts";
+import { blockedInTerminalRead, foregroundBrief, foregroundProcess } from "../../platform/mod.ts";
 import { SCENARIOS } from "../fixtures/input_wait/scenarios.ts";
 
 const linux = Deno.build.os === "linux";
@@ -50,6 +50,14 @@ Deno.test("foregroundProcess() says which real programs wait for the terminal", 
     if (!seen) {
       const fg = foregroundProcess(panePid);
       wrong.push(`${s.name}: ${fg?.readingInput} (${JSON.stringify(fg?.inputWait?.processes)}), want ${s.waiting}`);
+    } else {
+      // The brief look a send takes names the same process, and never misses a plain read of the terminal.
+      const brief = foregroundBrief(panePid);
+      const fg = foregroundProcess(panePid);
+      const plainRead = blockedInTerminalRead(fg?.inputWait ?? null);
+      if (brief?.pid !== fg?.pid || brief?.name !== fg?.name || (plainRead && !brief?.inRead)) {
+        wrong.push(`${s.name}: brief ${JSON.stringify(brief)} against ${fg?.pid} ${fg?.name} plain read ${plainRead}`);
+      }
     }
     await t.tmux("kill-session", "-t", session);
   }
