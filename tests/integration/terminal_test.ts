@@ -3,7 +3,7 @@
  * send_lock.ts, observe.ts): built in-process on real tmux (tests/integration/kit.ts), no MCP server.
  */
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
-import { hasTmux } from "../../devkit/env.ts";
+import { eventually, hasTmux } from "../../devkit/env.ts";
 import { INPUT_LIMIT_BYTES, observeSession, readSession } from "../../lib/terminal/mod.ts";
 import { AppError } from "../../base/errors.ts";
 import { service, serviceEnv } from "./kit.ts";
@@ -113,8 +113,16 @@ Deno.test("terminal: observe says what the pane runs; close ends it once, then r
   const idle = await observeSession(term, "i5");
   assertEquals([idle.exists, idle.pane_alive, idle.foreground?.is_shell], [true, true, true]);
   await term.send({ session_id: "i5", text: "sleep 20\n" });
-  const busy = await observeSession(term, "i5");
-  assertEquals(busy.foreground?.is_shell, false);
+  // The shell starts sleep a moment after the send: observe until it holds the terminal.
+  const busy = await eventually(
+    async () => {
+      const o = await observeSession(term, "i5");
+      return o.foreground?.is_shell === false ? o : null;
+    },
+    10_000,
+    "sleep in the foreground",
+  );
+  assertEquals(busy.exists, true);
   await term.key("i5", "C-c");
   assertEquals((await term.close("i5")).outcome, "closed");
   assertEquals((await term.close("i5")).outcome, "already_closed");
