@@ -18,7 +18,7 @@ export interface CallOutcome {
 /** Calls a tool. */
 export type Caller = (tool: string, args: Record<string, unknown>) => Promise<CallOutcome>;
 
-/** A {@link Caller} over a test client (tests/helpers/mcp.ts). */
+/** A {@link Caller} over a test client (devkit/mcp.ts). */
 export function callerOf(c: TestClient): Caller {
   return async (tool, args) => {
     const r = await c.call(tool, args);

@@ -115,7 +115,7 @@ Deno.test("hook commands: --codex-steer status/disable succeed and enable fails,
     "unsupported",
   ]);
   assertEquals((await run("disable", "linux")).status, "ok");
-  // Elsewhere enable runs for real (setup/codex_steer_test.ts); without a home it cannot.
+  // Elsewhere enable runs for real (harnesses/codex/client/steer_setup_test.ts); without a home it cannot.
   const mac = await run("enable", "darwin");
   assertEquals([mac.status, mac.reason_code, mac.actions[0]!.state], [
     "failed",

@@ -1,7 +1,7 @@
 /**
  * One short-lived `codex app-server` (stdio, newline-delimited JSON-RPC) in its own process group,
  * shared by the Codex queue delivery (codex_queue.ts), the Codex steer hooks (codex_steer.ts) and
- * `aiterm-mcp setup --codex-steer` (setup/codex_steer.ts).
+ * `aiterm-mcp setup --codex-steer` (harnesses/codex/client/steer_setup.ts).
  *
  * The connection never decides what a failure means to its caller: it reports whether the failure
  * came before or after the caller marked a request as sent ({@link AppServer.markSent}), and the

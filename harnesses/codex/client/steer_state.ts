@@ -18,7 +18,7 @@ import { CODEX_PARENT } from "./parent_kind.ts";
 /** The two hook events aiterm installs into Codex. */
 export type CodexHookEvent = "post_tool_use" | "stop";
 
-/** `aiterm-mcp hook <name>` of each event (a fixed contract with setup/codex_steer.ts). */
+/** `aiterm-mcp hook <name>` of each event (a fixed contract with harnesses/codex/client/steer_setup.ts). */
 export const CODEX_STEER_HOOK_NAMES: Record<CodexHookEvent, string> = {
   post_tool_use: "codex-post-tool-use",
   stop: "codex-stop",
