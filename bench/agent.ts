@@ -31,6 +31,7 @@ import { printTable, runMain, startAiterm, type Stats, summarize, withTimeout } 
 import { getHarness, type HarnessId } from "../harnesses/mod.ts";
 import { type AgentRecord, readAgentRecord } from "../lib/agent/record.ts";
 import { loadTurns } from "../lib/agent/turns.ts";
+import { TranscriptReaders } from "../lib/agent/mod.ts";
 import { installClaudeParentHooks } from "../harnesses/clients/mod.ts";
 import { serverCommand } from "../setup/server_command.ts";
 
@@ -404,14 +405,16 @@ async function checkCost(harness: HarnessId, path: string, cwd: string, env: Rec
     launch_operation_id: null,
     active_turn: null,
   };
+  // The process's readers, as lib/app.ts builds them once (a fresh one per call would re-read the whole file).
+  const readers = new TranscriptReaders();
   const t0 = performance.now();
-  const turns0 = (await loadTurns(adapter, rec, env)).turns.length;
+  const turns0 = (await loadTurns(adapter, rec, env, readers)).turns.length;
   const first = performance.now() - t0;
   const xs: number[] = [];
   for (let i = 0; i < flags.checks; i++) {
     await Deno.writeTextFile(path, padRecord(harness, 300) + "\n", { append: true });
     const t = performance.now();
-    const n = (await loadTurns(adapter, rec, env)).turns.length;
+    const n = (await loadTurns(adapter, rec, env, readers)).turns.length;
     xs.push(performance.now() - t);
     if (n !== turns0) throw new Error(`${harness}: padding changed the turn count (${turns0} → ${n})`);
   }
