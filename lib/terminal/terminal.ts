@@ -113,6 +113,8 @@ export interface SendResult {
 
 /** Keys that interrupt what runs: a shell abandons the rest of the command line, so a pending sentinel never comes. */
 const INTERRUPT_KEYS = new Set(["C-c", "C-\\"]);
+/** Keys that submit the line being edited (see Terminal.key and ./type_ahead.ts). */
+const ENTER_KEYS = new Set(["Enter", "KPEnter", "C-m", "C-j"]);
 /** Keys after which the next wait looks only at what follows them (see Terminal.key). */
 const LINE_ENDING_KEYS = new Set(["C-c", "C-d", "C-z", "C-\\", "Enter", "KPEnter", "C-m", "C-j"]);
 
@@ -902,8 +904,9 @@ export class Terminal {
       // A key that ends or interrupts a line makes the next wait about what follows it (C-c at an idle
       // prompt: the shell's mark with 130, not the previous command's mark).
       const lineEnding = LINE_ENDING_KEYS.has(resolved.name);
+      let meta: SessionMeta | null = null;
       const cursorNow = async () => {
-        const meta = lineEnding ? await this.meta(sessionId) : null;
+        meta = lineEnding ? await this.meta(sessionId) : null;
         return meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
       };
       let cursor: number | null = null;
@@ -922,6 +925,15 @@ export class Terminal {
         await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
       }
       if (cursor !== null) await this.#noteLineKey(sessionId, cursor, INTERRUPT_KEYS.has(resolved.name));
+      // Enter at the session's own integrated shell submits the line typed before it (./type_ahead.ts), when the
+      // pane is known from an earlier send (no extra tmux question for it).
+      const shell = this.#panes.get(sessionId)?.live.panePid;
+      if (
+        cursor !== null && ENTER_KEYS.has(resolved.name) && shell !== undefined &&
+        (meta as SessionMeta | null)?.integration === "osc133" && foregroundProcess(shell)?.pid === shell
+      ) {
+        this.#typeAhead.submitted(sessionId, cursor, shell);
+      }
       return hold;
     });
     if (hold.recoveredStaleLock) logStaleTakeover(sessionId, hold.staleOwnerPid);

@@ -132,27 +132,28 @@ Deno.test("terminal: observe says what the pane runs; close ends it once, then r
 });
 
 Deno.test(
-  "terminal: a line typed right after a line that starts a program reaches that program, not the shell's read-ahead",
+  "terminal: a line typed right after a line that starts a program reaches that program (send, or text and pty_key Enter)",
   opts,
   async () => {
     await using e = await serviceEnv();
     const term = e.svc.terminal;
-    await term.open({ name: "i6", shell: "bash" });
-    await readSession(term, { session_id: "i6", wait: true, timeout: 10 });
-    const shell = (await term.pane("i6"))!.panePid;
-    // The shell is held (SIGSTOP) so both lines are in the terminal before it reads the first one: bash's line
-    // editor reads ahead everything waiting, so without a guard the second line would be read by bash itself
-    // (and run by it after sh exits), never by the sh the first line starts.
-    Deno.kill(shell, "SIGSTOP");
-    const resume = new Promise((r) => setTimeout(r, 300)).then(() => Deno.kill(shell, "SIGCONT"));
-    try {
-      await term.send({ session_id: "i6", text: "sh" });
-      await term.send({ session_id: "i6", text: "echo nested-$((6*7))", mark: "posix" });
-    } finally {
-      await resume;
+    // Ten rounds of each: the second text is typed as soon as the first call returns, while bash may still be taking
+    // the first line (./lib/terminal/type_ahead.ts). tmux resumes a stopped pane process at once, so the window
+    // cannot be held open from here; under load it was hit 1 round in 25 to 40 before the guard.
+    for (let i = 0; i < 20; i++) {
+      const id = `r${i}`;
+      await term.open({ name: id, shell: "bash" });
+      await readSession(term, { session_id: id, wait: true, timeout: 10 });
+      if (i % 2 === 0) await term.send({ session_id: id, text: "sh" });
+      else {
+        await term.send({ session_id: id, text: "sh", enter: false });
+        await term.key(id, "Enter");
+      }
+      await term.send({ session_id: id, text: `echo nested-$((${i}*7))`, mark: "posix" });
+      const n = await readSession(term, { session_id: id, wait: true, timeout: 10 });
+      assertEquals([n.via, n.exit_status], ["sentinel", 0], `round ${i}`);
+      assertStringIncludes(n.text, `nested-${i * 7}`);
+      await term.close(id);
     }
-    const n = await readSession(term, { session_id: "i6", wait: true, timeout: 10 });
-    assertEquals([n.via, n.exit_status], ["sentinel", 0]);
-    assertStringIncludes(n.text, "nested-42");
   },
 );
