@@ -10,7 +10,7 @@
  * here talks to the network; an external reporter is a separate, opt-in adapter (./reporter.ts).
  */
 import { join } from "node:path";
-import { ensurePrivateDir, writeJsonAtomic } from "../state/mod.ts";
+import { acquireLock, ensurePrivateDir, removeOldCandidates, writeJsonAtomic } from "../state/mod.ts";
 import { defaultStateRoot } from "../../platform/mod.ts";
 import {
   codeForFingerprint,
@@ -20,7 +20,6 @@ import {
   type RuntimeCode,
   templateOf,
 } from "./codes.ts";
-import { acquireLock, removeOldCandidates } from "./lock.ts";
 import { readRegularFile } from "./read.ts";
 
 /** The `schema` of aggregate.json and of the snapshot. */

@@ -7,7 +7,7 @@
  * receivers never overwrite each other's transitions.
  */
 import { join } from "node:path";
-import { waitUntil } from "../../base/wait.ts";
+import { acquireLock, removeOldCandidates } from "./owner_lock.ts";
 import { createExclusiveJson, readJsonFile, writeFileAtomic, writeJsonAtomic } from "./atomic.ts";
 import { ensurePrivateDir } from "./private_dir.ts";
 import { type DeliveryRecord, envelope, me, type ParentKind } from "./delivery_record.ts";
@@ -18,7 +18,8 @@ export const STORE_PREFIXES = ["", "remote-"] as const;
 /** The directory that holds the shared claims (`<prefix>parent-deliveries/claims`). */
 const SHARED_DIR = "parent-deliveries";
 const ID = /^[0-9a-f-]{36}$/;
-const LOCK_STALE_MS = 30_000;
+/** Lock candidates older than this were left by a killed writer (a live one renames its own in milliseconds). */
+const CANDIDATE_MAX_AGE_MS = 60_000;
 /** How long a transition waits for a record's lock before it gives up. */
 const LOCK_WAIT_MS = 10_000;
 
@@ -111,6 +112,9 @@ export class DeliveryStore {
     const out: DeliveryRecord[] = [];
     try {
       for await (const e of Deno.readDir(this.dir(kind))) {
+        // A lock candidate its writer was killed before renaming (./owner_lock.ts): removed once old.
+        const candidate = /^([0-9a-f-]{36})\.lock\.[0-9a-f]{32}\.tmp$/.exec(e.name);
+        if (candidate) await removeOldCandidates(this.dir(kind), CANDIDATE_MAX_AGE_MS, `${candidate[1]}.lock`);
         const m = /^([0-9a-f-]{36})\.json$/.exec(e.name);
         if (!m) continue;
         const rec = await this.read(kind, m[1]!);
@@ -209,32 +213,14 @@ export class DeliveryStore {
   }
 
   async #locked<T>(kind: ParentKind, id: string, fn: () => Promise<T>): Promise<T> {
-    const lock = join(this.dir(kind), `${id}.lock`);
-    const tryOnce = async (): Promise<"held" | "stale_removed" | "busy"> => {
-      try {
-        await Deno.mkdir(lock);
-        return "held";
-      } catch (err) {
-        if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-        const st = await Deno.stat(lock).catch(() => null);
-        if (!st?.mtime || Date.now() - st.mtime.getTime() <= LOCK_STALE_MS) return "busy";
-        // A lock older than any transition: its holder died between mkdir and remove.
-        await Deno.remove(lock).catch(() => {});
-        return "stale_removed";
-      }
-    };
-    // A removed stale lock is tried again at once; a held one every 20 ms.
-    const got = await waitUntil(tryOnce, {
-      timeoutMs: LOCK_WAIT_MS,
-      intervalMs: 20,
-      until: (r) => r === "held",
-      again: (r) => r === "stale_removed",
-    });
-    if (got.status !== "done") throw new Error(`delivery record ${id} is locked`);
+    // The shared lock with owner identity (./owner_lock.ts): a holder that died is seen dead by its pid and start
+    // identity and cleaned at once; a live one is never taken over, however long it holds the record.
+    const lock = await acquireLock(this.dir(kind), { timeoutMs: LOCK_WAIT_MS, name: `${id}.lock` });
+    if (!lock) throw new Error(`delivery record ${id} is locked`);
     try {
       return await fn();
     } finally {
-      await Deno.remove(lock).catch(() => {});
+      await lock.release();
     }
   }
 }

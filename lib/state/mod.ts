@@ -35,3 +35,13 @@ export {
 } from "./delivery_record.ts";
 export { type ChildClaim, DeliveryStore, type HandOverWrite, STORE_PREFIXES } from "./delivery_store.ts";
 export { pendingDeliveries, type PendingDelivery } from "./delivery_pending.ts";
+export {
+  acquireLock,
+  type AcquireOptions,
+  inspectLock,
+  type LockHandle,
+  lockPath,
+  type LockState,
+  removeDeadOwner,
+  removeOldCandidates,
+} from "./owner_lock.ts";

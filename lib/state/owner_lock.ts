@@ -1,5 +1,7 @@
 /**
- * The single-writer lock of the runtime-error aggregate, shared by every aiterm process.
+ * The lock with owner identity that aiterm processes share for a file they all write: the runtime-error
+ * aggregate (`<dir>/lock`) and each parent-delivery record (`<dir>/<id>.lock`). `name` is the lock's
+ * directory name inside `dir` (default `lock`); below, `lock` stands for it.
  *
  * `<dir>/lock` is a directory that holds exactly one file, `owner.<token>.json` = {pid, identity,
  * token}. A writer builds `lock.<token>.tmp/owner.<token>.json` completely, then renames that
@@ -17,11 +19,10 @@
  */
 import { join } from "node:path";
 import { waitUntil } from "../../base/wait.ts";
-import { judgeOwner, type LockOwner, newOwnerToken, ownerRecord, thisProcess } from "../state/mod.ts";
+import { judgeOwner, type LockOwner, newOwnerToken, ownerRecord, thisProcess } from "./owner.ts";
 
 const encoder = new TextEncoder();
 const OWNER_RE = /^owner\.([0-9a-f]{32})\.json$/;
-const LOCK_TMP_RE = /^lock\.[0-9a-f]{32}\.tmp$/;
 
 /** What is written into the owner file (the one owner record of lib/state/owner.ts). */
 export type { LockOwner };
@@ -52,8 +53,8 @@ function ownerAlive(owner: LockOwner): boolean {
 }
 
 /** The lock directory inside the store directory. */
-export function lockPath(dir: string): string {
-  return join(dir, "lock");
+export function lockPath(dir: string, name = "lock"): string {
+  return join(dir, name);
 }
 
 function parseOwner(text: string, token: string): LockOwner | null {
@@ -68,8 +69,8 @@ function parseOwner(text: string, token: string): LockOwner | null {
 }
 
 /** Looks at the lock without changing it. */
-export async function inspectLock(dir: string): Promise<LockState> {
-  const path = lockPath(dir);
+export async function inspectLock(dir: string, name = "lock"): Promise<LockState> {
+  const path = lockPath(dir, name);
   let names: string[];
   try {
     const st = await Deno.lstat(path);
@@ -80,13 +81,13 @@ export async function inspectLock(dir: string): Promise<LockState> {
     return err instanceof Deno.errors.NotFound ? { kind: "absent" } : { kind: "unusable" };
   }
   if (names.length === 0) return { kind: "free" };
-  const name = names[0];
-  const match = names.length === 1 && name !== undefined ? OWNER_RE.exec(name) : null;
+  const entry = names[0];
+  const match = names.length === 1 && entry !== undefined ? OWNER_RE.exec(entry) : null;
   const token = match?.[1];
-  if (name === undefined || token === undefined) return { kind: "unusable" };
+  if (entry === undefined || token === undefined) return { kind: "unusable" };
   let text: string;
   try {
-    text = await Deno.readTextFile(join(path, name));
+    text = await Deno.readTextFile(join(path, entry));
   } catch (err) {
     // Released (or cleaned) between the listing and the read: look again.
     return err instanceof Deno.errors.NotFound ? { kind: "absent" } : { kind: "unusable" };
@@ -102,19 +103,19 @@ export async function inspectLock(dir: string): Promise<LockState> {
  * Removes the record of the owner whose token is `deadToken`, and only that one (see the module
  * comment). Returns true when this call removed it. Callers must have seen that owner dead.
  */
-export async function removeDeadOwner(dir: string, deadToken: string): Promise<boolean> {
+export async function removeDeadOwner(dir: string, deadToken: string, name = "lock"): Promise<boolean> {
   if (!/^[0-9a-f]{32}$/.test(deadToken)) return false;
   try {
-    await Deno.remove(join(lockPath(dir), `owner.${deadToken}.json`));
+    await Deno.remove(join(lockPath(dir, name), `owner.${deadToken}.json`));
   } catch {
     return false;
   }
-  await Deno.remove(lockPath(dir)).catch(() => {}); // only succeeds while it is empty
+  await Deno.remove(lockPath(dir, name)).catch(() => {}); // only succeeds while it is empty
   return true;
 }
 
-async function buildCandidate(dir: string, owner: LockOwner): Promise<string> {
-  const tmp = join(dir, `lock.${owner.token}.tmp`);
+async function buildCandidate(dir: string, name: string, owner: LockOwner): Promise<string> {
+  const tmp = join(dir, `${name}.${owner.token}.tmp`);
   await Deno.mkdir(tmp, { mode: 0o700 });
   try {
     const file = await Deno.open(join(tmp, `owner.${owner.token}.json`), { write: true, createNew: true, mode: 0o600 });
@@ -136,6 +137,8 @@ async function buildCandidate(dir: string, owner: LockOwner): Promise<string> {
 export interface AcquireOptions {
   /** Give up after this long (the caller drops its write). */
   timeoutMs: number;
+  /** The lock's directory name inside `dir` (default `lock`). */
+  name?: string;
 }
 
 /**
@@ -144,16 +147,17 @@ export interface AcquireOptions {
  */
 export async function acquireLock(dir: string, options: AcquireOptions): Promise<LockHandle | null> {
   const owner: LockOwner = ownerRecord(newOwnerToken());
-  const path = lockPath(dir);
+  const name = options.name ?? "lock";
+  const path = lockPath(dir, name);
   let tmp: string | null = null;
   // One try: rename our candidate into place, or clean what stands in the way ("progressed": try again at once).
   const tryOnce = async (): Promise<LockHandle | "progressed" | "blocked"> => {
-    const candidate: string = tmp ?? await buildCandidate(dir, owner);
+    const candidate: string = tmp ?? await buildCandidate(dir, name, owner);
     tmp = candidate;
     try {
       await Deno.rename(candidate, path);
       tmp = null;
-      return handleFor(dir, owner.token);
+      return handleFor(path, owner.token);
     } catch (err) {
       // Our candidate vanished (a cleaner removed an old-looking temp directory): build it again.
       if (err instanceof Deno.errors.NotFound) {
@@ -161,13 +165,13 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
         tmp = null;
       }
     }
-    const state = await inspectLock(dir);
+    const state = await inspectLock(dir, name);
     let progressed = false;
     if (state.kind === "free") {
       // Windows cannot rename onto an empty directory; rmdir only succeeds while it is still empty.
       progressed = await Deno.remove(path).then(() => true, () => false);
     } else if (state.kind === "held" && !state.alive) {
-      progressed = await removeDeadOwner(dir, state.owner.token);
+      progressed = await removeDeadOwner(dir, state.owner.token, name);
     } else if (state.kind === "absent") {
       progressed = true;
     }
@@ -191,14 +195,14 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
   }
 }
 
-function handleFor(dir: string, token: string): LockHandle {
-  const ownerFile = join(lockPath(dir), `owner.${token}.json`);
+function handleFor(path: string, token: string): LockHandle {
+  const ownerFile = join(path, `owner.${token}.json`);
   return {
     token,
     held: () => Deno.lstat(ownerFile).then(() => true, () => false),
     release: async () => {
       await Deno.remove(ownerFile).catch(() => {});
-      await Deno.remove(lockPath(dir)).catch(() => {});
+      await Deno.remove(path).catch(() => {});
     },
   };
 }
@@ -207,11 +211,12 @@ function handleFor(dir: string, token: string): LockHandle {
  * Removes lock candidates (`lock.<token>.tmp`) that writers killed before their rename left
  * behind, once older than `minAgeMs`. A live writer whose candidate is removed builds a new one.
  */
-export async function removeOldCandidates(dir: string, minAgeMs: number): Promise<void> {
+export async function removeOldCandidates(dir: string, minAgeMs: number, name = "lock"): Promise<void> {
   const now = Date.now();
+  const prefix = `${name}.`;
   try {
     for await (const e of Deno.readDir(dir)) {
-      if (!LOCK_TMP_RE.test(e.name)) continue;
+      if (!e.name.startsWith(prefix) || !/^[0-9a-f]{32}\.tmp$/.test(e.name.slice(prefix.length))) continue;
       const p = join(dir, e.name);
       const st = await Deno.lstat(p).catch(() => null);
       if (!st?.isDirectory || st.isSymlink) continue;
