@@ -11,6 +11,7 @@
  * Not for children that stream or live on (the tmux control client, a pipe-pane log writer, an MCP
  * relay): those keep their own spawn, each with a comment saying why.
  */
+import { sleep } from "../base/wait.ts";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -56,20 +57,38 @@ export interface ProcessResult {
 }
 
 /**
+ * Spawns, trying again for a moment while the executable is "busy" (ETXTBSY): a program just written (an npm
+ * update replacing a CLI, a test's script) cannot be executed while any process still has it open for writing,
+ * and a child forked elsewhere in this process holds such a descriptor until its own exec.
+ */
+async function spawnPastBusy(spawn: () => Deno.ChildProcess): Promise<Deno.ChildProcess> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return spawn();
+    } catch (err) {
+      if (attempt >= 6 || !/text file busy|os error 26\b/i.test(String((err as Error)?.message))) throw err;
+      await sleep(5 << attempt);
+    }
+  }
+}
+
+/**
  * Runs `command` to its end.
  * @throws the runtime's spawn error when it cannot start (`Deno.errors.NotFound` for a missing binary)
  */
 export async function runProcess(command: string, options: RunOptions = {}): Promise<ProcessResult> {
   const started = performance.now();
-  const child = new Deno.Command(command, {
-    args: [...(options.args ?? [])],
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.clearEnv ? { clearEnv: true } : {}),
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    stdin: options.input === undefined ? "null" : "piped",
-    stdout: options.stdout ?? "piped",
-    stderr: options.stderr ?? "piped",
-  }).spawn();
+  const child = await spawnPastBusy(() =>
+    new Deno.Command(command, {
+      args: [...(options.args ?? [])],
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.clearEnv ? { clearEnv: true } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      stdin: options.input === undefined ? "null" : "piped",
+      stdout: options.stdout ?? "piped",
+      stderr: options.stderr ?? "piped",
+    }).spawn()
+  );
   let timedOut = false;
   let stopping = false;
   let termTimer: ReturnType<typeof setTimeout> | undefined;

@@ -103,3 +103,24 @@ Deno.test({
     assertEquals([r.code, r.success, r.timedOut, r.stdout, r.stderr], [2, false, false, "hi\n", ""]);
   },
 });
+
+Deno.test({
+  name: "runProcess: a program still open for writing (ETXTBSY) runs once the writer lets go",
+  ignore: !posix,
+  ...sanitized,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "ait-run-" });
+    try {
+      const bin = `${dir}/fresh.sh`;
+      const writer = await Deno.open(bin, { write: true, create: true, mode: 0o755 });
+      await writer.write(new TextEncoder().encode("#!/bin/sh\necho fresh\n"));
+      // While this descriptor is open the kernel refuses to execute the file; it closes a moment later.
+      const release = new Promise((resolve) => setTimeout(resolve, 30)).then(() => writer.close());
+      const out = await runProcess(bin);
+      await release;
+      assertEquals([out.code, out.stdout], [0, "fresh\n"]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
