@@ -1,9 +1,23 @@
 /** tmux pastes (issue 14 items 6/7): one fixed-size invocation, exact bytes, no scratch file or buffer left. */
 import { assert, assertEquals, assertRejects } from "../tests/helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv } from "../tests/helpers/env.ts";
+import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../tests/helpers/env.ts";
 import { createTmux, pasteArgs } from "./tmux.ts";
 import { identityHash, scratchOwnerGone, scratchTag, sweepScratch } from "./scratch.ts";
 import { processStartIdentity } from "./process.ts";
+
+/** A tmux backend on the control transport over `t`'s socket (close it when done). */
+function controlMux(t: TestEnv) {
+  return createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env, transport: "control" }) as
+    & ReturnType<typeof createTmux>
+    & { close(): Promise<void> };
+}
+
+/** Session `name` whose pane has exited and stays (remain-on-exit), for "a dead pane gets nothing". */
+async function deadPane(t: TestEnv, name: string): Promise<void> {
+  await t.tmux("new-session", "-d", "-s", name, "--", "sleep", "0.5");
+  await t.tmux("set-option", "-w", "-t", `=${name}:`, "remain-on-exit", "on");
+  await eventually(async () => (await t.tmux("display", "-p", "-t", `=${name}:`, "#{pane_dead}")).stdout === "1\n");
+}
 
 const encoder = new TextEncoder();
 /** What tmux counts against its 16 KiB command limit: every argument plus its NUL. */
@@ -93,9 +107,7 @@ Deno.test({
   async fn() {
     await using t = await makeTestEnv();
     await Deno.mkdir(t.stateDir, { recursive: true });
-    const mux = createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env, transport: "control" }) as
-      & ReturnType<typeof createTmux>
-      & { close(): Promise<void> };
+    const mux = controlMux(t);
     try {
       const out = `${t.root}/got.bin`;
       const reader = `stty raw -echo; touch '${out}.ready'; head -c 6 > '${out}'; touch '${out}.done'; sleep 60`;
@@ -120,18 +132,14 @@ Deno.test({
   async fn() {
     await using t = await makeTestEnv();
     await Deno.mkdir(t.stateDir, { recursive: true });
-    const mux = createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env, transport: "control" }) as
-      & ReturnType<typeof createTmux>
-      & { close(): Promise<void> };
+    const mux = controlMux(t);
     const cli = createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env });
     try {
       const out = `${t.root}/got.txt`;
       await t.tmux("new-session", "-d", "-s", "p", "--", "sh", "-c", `stty raw -echo; exec cat > '${out}'`);
       await t.tmux("pipe-pane", "-t", "=p:", "cat > /dev/null");
       await t.tmux("new-session", "-d", "-s", "nopipe", "--", "sh", "-c", "stty raw -echo; exec cat > /dev/null");
-      await t.tmux("new-session", "-d", "-s", "dead", "--", "sleep", "0.5");
-      await t.tmux("set-option", "-w", "-t", "=dead:", "remain-on-exit", "on");
-      await eventually(async () => (await t.tmux("display", "-p", "-t", "=dead:", "#{pane_dead}")).stdout === "1\n");
+      await deadPane(t, "dead");
       const bytes = (s: string) => [encoder.encode(s)];
       const text = `a;b "c" \\d $e ~f #{g} %h\ttab é漢😀 ;`;
       assertEquals(await mux.pasteIfReady!("p", bytes(text), { exact: true }), "typed");
@@ -177,16 +185,12 @@ Deno.test({
   async fn() {
     await using t = await makeTestEnv();
     await Deno.mkdir(t.stateDir, { recursive: true });
-    const mux = createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env, transport: "control" }) as
-      & ReturnType<typeof createTmux>
-      & { close(): Promise<void> };
+    const mux = controlMux(t);
     const cli = createTmux({ socketPath: t.socketPath, scratchDir: t.root, env: t.env });
     try {
       const out = `${t.root}/keys.bin`;
       await t.tmux("new-session", "-d", "-s", "k", "--", "sh", "-c", `stty raw -echo; exec cat > '${out}'`);
-      await t.tmux("new-session", "-d", "-s", "dead", "--", "sleep", "0.5");
-      await t.tmux("set-option", "-w", "-t", "=dead:", "remain-on-exit", "on");
-      await eventually(async () => (await t.tmux("display", "-p", "-t", "=dead:", "#{pane_dead}")).stdout === "1\n");
+      await deadPane(t, "dead");
       // Characters tmux's parser treats specially, at both levels (the line and the if-shell branch it parses again).
       const keys = [";", '"', "\\", "$", "~", "#", "{", "}", "'", "%", "M-;", "a", "Space", "M-#", "C-a", "Tab"];
       for (const key of keys) assertEquals(await mux.sendKeysIfAlive!("k", [key]), "typed", key);

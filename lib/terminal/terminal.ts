@@ -116,7 +116,7 @@ const INTERRUPT_KEYS = new Set(["C-c", "C-\\"]);
 /** Keys that submit the line being edited (see Terminal.key and ./type_ahead.ts). */
 const ENTER_KEYS = new Set(["Enter", "KPEnter", "C-m", "C-j"]);
 /** Keys after which the next wait looks only at what follows them (see Terminal.key). */
-const LINE_ENDING_KEYS = new Set(["C-c", "C-d", "C-z", "C-\\", "Enter", "KPEnter", "C-m", "C-j"]);
+const LINE_ENDING_KEYS = new Set([...INTERRUPT_KEYS, "C-d", "C-z", ...ENTER_KEYS]);
 
 /** Receipt of {@link Terminal.key}. */
 export interface KeyResult {
@@ -684,13 +684,15 @@ export class Terminal {
 
   /** What a send waiting for the shell to take its previous line looks at (./type_ahead.ts). */
   #typeAheadLook(id: string): TypeAheadLook {
+    // Read once per wait: the probes of one wait only look at the log again.
+    let meta: Promise<SessionMeta | null> | null = null;
     return {
-      foreground: (shell) => foregroundProcess(shell)?.pid ?? null,
+      foreground: (shell) => foregroundBrief(shell)?.pid ?? null,
       promptAfter: async (cursor) => {
-        const meta = await this.meta(id);
-        if (!meta) return true;
+        const m = await (meta ??= this.meta(id));
+        if (!m) return true;
         const limit = 1 << 16;
-        const slice = await readLog(this.#layout.sessionLogDir(id), meta.segment_bytes, cursor, limit);
+        const slice = await readLog(this.#layout.sessionLogDir(id), m.segment_bytes, cursor, limit);
         // More output than that after the line: the shell ran it.
         return slice.bytes.length >= limit || new TextDecoder().decode(slice.bytes).includes("\x1b]133;A");
       },
@@ -903,12 +905,9 @@ export class Terminal {
     const hold = await withSendLock(this.#layout.sessionSendLock(sessionId), { sessionId }, async (hold) => {
       // A key that ends or interrupts a line makes the next wait about what follows it (C-c at an idle
       // prompt: the shell's mark with 130, not the previous command's mark).
-      const lineEnding = LINE_ENDING_KEYS.has(resolved.name);
-      let meta: SessionMeta | null = null;
-      const cursorNow = async () => {
-        meta = lineEnding ? await this.meta(sessionId) : null;
-        return meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
-      };
+      const meta = LINE_ENDING_KEYS.has(resolved.name) ? await this.meta(sessionId) : null;
+      const cursorNow = async () =>
+        meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
       let cursor: number | null = null;
       let sent = false;
       // One round trip where the multiplexer can check the pane in the key's own command; anything but "typed"
@@ -930,7 +929,7 @@ export class Terminal {
       const shell = this.#panes.get(sessionId)?.live.panePid;
       if (
         cursor !== null && ENTER_KEYS.has(resolved.name) && shell !== undefined &&
-        (meta as SessionMeta | null)?.integration === "osc133" && foregroundProcess(shell)?.pid === shell
+        meta?.integration === "osc133" && foregroundBrief(shell)?.pid === shell
       ) {
         this.#typeAhead.submitted(sessionId, cursor, shell);
       }
