@@ -20,8 +20,9 @@ export {
   readInputWaitFacts,
   readProcStat,
   sameProcessAlive,
+  sameProcessStat,
 } from "./process.ts";
-export type { ForegroundBrief, ForegroundProcess, TreeProcess } from "./process.ts";
+export type { ForegroundBrief, ForegroundProcess, ProcStat, TreeProcess } from "./process.ts";
 export { blockedInTerminalRead, classifyInputWait } from "./input_wait.ts";
 export type { InputWaitFacts, InputWaitVerdict } from "./input_wait.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";

@@ -41,7 +41,8 @@ function isZombie(pid: number): boolean {
   return stat?.state === "Z";
 }
 
-interface ProcStat {
+/** The fields of /proc/<pid>/stat aiterm reads. */
+export interface ProcStat {
   state: string;
   ppid: number;
   pgrp: number;
@@ -56,12 +57,8 @@ interface ProcStat {
 
 /** Parses /proc/<pid>/stat; null when the process is gone or this is not Linux. */
 export function readProcStat(pid: number): ProcStat | null {
-  try {
-    const text = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return parseProcStat(text);
-  } catch {
-    return null;
-  }
+  const text = readText(`/proc/${pid}/stat`);
+  return text === null ? null : parseProcStat(text);
 }
 
 /** Parses the text of a /proc/<pid>/stat file (the comm field may contain spaces and parentheses). */
@@ -105,15 +102,22 @@ export function processStartIdentity(pid: number): string | null {
 
 /** True when `pid` is alive and still the incarnation recorded as `identity`. */
 export function sameProcessAlive(pid: number, identity: string | null): boolean {
-  if (Deno.build.os === "linux" && Number.isInteger(pid) && pid > 0) {
-    // One read of /proc/<pid>/stat answers both: alive (there, not a zombie) and which incarnation.
-    const stat = readProcStat(pid);
-    if (!stat || stat.state === "Z") return false;
-    return identity === null || `linux:${stat.starttime}` === identity;
-  }
+  if (Deno.build.os === "linux" && Number.isInteger(pid) && pid > 0) return sameProcessStat(pid, identity) !== null;
   if (!processAlive(pid)) return false;
   if (identity === null) return true;
   return processStartIdentity(pid) === identity;
+}
+
+/**
+ * Linux: the stat of `pid` when it is alive and still the incarnation recorded as `identity` (else null), for a
+ * caller that reads more of it ({@link foregroundBrief}); one read of /proc/<pid>/stat answers all three.
+ * Elsewhere: null.
+ */
+export function sameProcessStat(pid: number, identity: string | null): ProcStat | null {
+  if (Deno.build.os !== "linux" || !Number.isInteger(pid) || pid <= 0) return null;
+  const stat = readProcStat(pid);
+  if (!stat || stat.state === "Z") return null;
+  return identity === null || `linux:${stat.starttime}` === identity ? stat : null;
 }
 
 /** The foreground process of a pane's terminal. */
@@ -178,11 +182,12 @@ export interface ForegroundBrief {
  * The foreground process of `panePid`'s terminal (Linux; null elsewhere or when there is none), for a caller that
  * needs its input-wait verdict only when it may be a plain read of the terminal (a send deciding whether the
  * text answers a password prompt): the process stats and each thread's current system call, not every open
- * descriptor, so a shell idle at its prompt costs a few small reads.
+ * descriptor, so a shell idle at its prompt costs a few small reads. `paneStat`: the pane process's stat when the
+ * caller just read it ({@link sameProcessStat}).
  */
-export function foregroundBrief(panePid: number): ForegroundBrief | null {
+export function foregroundBrief(panePid: number, paneStat?: ProcStat): ForegroundBrief | null {
   if (Deno.build.os !== "linux") return null;
-  const pane = readProcStat(panePid);
+  const pane = paneStat ?? readProcStat(panePid);
   if (!pane || pane.tpgid <= 0) return null;
   const members = foregroundMembers(panePid, pane.tpgid, pane);
   const leader = members.find((m) => m.pid === pane.tpgid) ?? members[0];
@@ -211,11 +216,36 @@ export function readInputWaitFacts(panePid: number): InputWaitFacts | null {
 /** At most this many threads of one process are examined (a JVM has hundreds). */
 const MAX_TASKS = 64;
 
+/** A /proc file's first bytes read at once (these are small): one read call instead of the growing reads of readTextFileSync. */
+const PROC_READ_BYTES = 4096;
+const procDecoder = new TextDecoder();
+
+/** A small /proc file's text (up to {@link PROC_READ_BYTES} bytes, more only by further reads); null when gone. */
 function readText(path: string): string | null {
+  let file: Deno.FsFile;
   try {
-    return Deno.readTextFileSync(path);
+    file = Deno.openSync(path);
   } catch {
     return null;
+  }
+  try {
+    let buf = new Uint8Array(PROC_READ_BYTES);
+    let len = 0;
+    for (;;) {
+      if (len === buf.length) {
+        const bigger = new Uint8Array(buf.length * 2);
+        bigger.set(buf);
+        buf = bigger;
+      }
+      const n = file.readSync(buf.subarray(len));
+      if (n === null || n === 0) break;
+      len += n;
+    }
+    return procDecoder.decode(buf.subarray(0, len));
+  } catch {
+    return null;
+  } finally {
+    file.close();
   }
 }
 

@@ -34,77 +34,133 @@ export async function writeFileAtomic(
   }
 }
 
-/** A spare file ready to become a hot state file (see {@link HotFiles.prepare}). */
-export interface HotSpare {
+/** What {@link HotFiles} keeps per hot file: two spare names beside it, and whether the next one holds an old copy. */
+interface HotSlot {
+  /** Two names beside the file, used in turn: the next commit writes into `names[next]` and sets the old file aside under the other. */
+  names: [string, string];
+  next: 0 | 1;
+  /** `names[next]` holds the copy the previous commit set aside (else it is made new). */
+  held: boolean;
+}
+
+/** Shorter text than the copy being reused is padded with JSON whitespace, up to this many bytes (else truncated). */
+const MAX_PAD_BYTES = 4096;
+const SPACE = 0x20;
+
+/**
+ * Small hot state files (a read cursor, the last send) replaced on the path that waits without creating or
+ * freeing an inode: creating and freeing inodes is what costs on some disks (about a millisecond each on
+ * this project's CI disk, ten times a write). One instance per state root (the Terminal owns it).
+ *
+ * A commit writes the new text into a spare beside the file, links the file's current copy aside, then renames
+ * the spare over the file: a reader sees the old file or the new one, whole, and nothing is freed (the old copy
+ * is still linked). That old copy is the next commit's spare: it is written in place (shorter text padded with
+ * whitespace, which JSON ignores), so in steady state two inodes take turns and none is made or freed. A copy
+ * another process also linked aside (two processes committing the same file at once) has more than one link:
+ * it is dropped and a fresh spare made. Not synced (like `sync: false`): for files that can be rebuilt. A process
+ * killed midway leaves the file whole and at most its spares beside it (removed with the session directory).
+ */
+export class HotFiles {
+  readonly #slots = new Map<string, HotSlot>();
+
   /**
-   * Writes `text` into the spare and renames it over the target (the old file is first linked aside, so the
-   * rename frees nothing). Synchronous: a write into an empty file, a link and a rename.
+   * Replaces `path` with `text` (synchronously: a few small file calls, none of which makes or frees an inode
+   * once the file was committed through this instance before).
    * @throws {AppError} STATE_WRITE_FAILED (the target is unchanged)
    */
-  commit(text: string): void;
-  /** Removes the unused spare. Never throws. */
-  abort(): Promise<void>;
+  commit(path: string, text: string): void {
+    let slot = this.#slots.get(path);
+    if (!slot) {
+      slot = { names: [atomicTempName(path), atomicTempName(path)], next: 0, held: false };
+      this.#slots.set(path, slot);
+    }
+    const spare = slot.names[slot.next];
+    const aside = slot.names[slot.next === 0 ? 1 : 0];
+    const bytes = encoder.encode(text);
+    try {
+      const file = openSpare(spare, slot.held);
+      try {
+        const size = slot.held ? file.statSync().size : 0;
+        let data = bytes;
+        if (size > bytes.length && size - bytes.length <= MAX_PAD_BYTES) {
+          data = new Uint8Array(size).fill(SPACE);
+          data.set(bytes);
+        } else if (size > bytes.length) {
+          file.truncateSync(0);
+        }
+        let off = 0;
+        while (off < data.length) off += file.writeSync(data.subarray(off));
+      } finally {
+        file.close();
+      }
+      const linked = linkAside(path, aside);
+      Deno.renameSync(spare, path);
+      slot.held = linked;
+      slot.next = slot.next === 0 ? 1 : 0;
+    } catch (err) {
+      // The spare may be half written: made again next time.
+      slot.held = false;
+      try {
+        Deno.removeSync(spare);
+      } catch {
+        // not there
+      }
+      throw writeFailed(err);
+    }
+  }
+
+  /** Forgets `path` and removes its spares (a closed session's files). Never throws. */
+  forget(path: string): void {
+    const slot = this.#slots.get(path);
+    if (!slot) return;
+    this.#slots.delete(path);
+    for (const name of slot.names) {
+      try {
+        Deno.removeSync(name);
+      } catch {
+        // not there
+      }
+    }
+  }
 }
 
 /**
- * Small hot state files (a read cursor, the last send) replaced without creating or freeing an inode on the
- * path that waits: creating and freeing inodes is what costs on some disks (about a millisecond each). One
- * instance per state root (the Terminal owns it): it remembers the copies its commits set aside, and the
- * next prepare of the same file removes them.
+ * The spare to write: the copy set aside before when it is there and linked only under our name (nobody else can
+ * reach it), else a new empty owner-only file (an old one under that name is removed first).
  */
-export class HotFiles {
-  /** Copies of hot files replaced by a commit, removed by the next prepare of the same file. */
-  readonly #retired = new Map<string, string[]>();
-
-  /**
-   * The slow half of replacing `path`, for a caller that has something else to wait for meanwhile (a tmux
-   * round trip, a wait for output): creates an empty owner-only spare beside `path`, and removes the copies
-   * earlier commits set aside. {@link HotSpare.commit} then creates and frees nothing, and a reader still
-   * sees the old file or the new one, whole. Not synced (like `sync: false`): for files that can be rebuilt.
-   * @throws {AppError} STATE_WRITE_FAILED
-   */
-  async prepare(path: string): Promise<HotSpare> {
-    const spare = atomicTempName(path);
-    const old = this.#retired.get(path)?.splice(0) ?? [];
+function openSpare(name: string, held: boolean): Deno.FsFile {
+  if (held) {
     try {
-      await Promise.all([
-        Deno.open(spare, { write: true, createNew: true, mode: 0o600 }).then((f) => f.close()),
-        ...old.map((o) => Deno.remove(o).catch(() => {})),
-      ]);
+      const file = Deno.openSync(name, { write: true });
+      // Windows reports no link count: there the copy is not reused.
+      if (file.statSync().nlink === 1) return file;
+      file.close();
     } catch (err) {
-      throw writeFailed(err);
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
-    const retired = this.#retired;
-    return {
-      commit(text: string) {
-        const aside = `${spare}.old`;
-        let linked = false;
-        try {
-          const file = Deno.openSync(spare, { write: true });
-          try {
-            const bytes = encoder.encode(text);
-            let off = 0;
-            while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
-          } finally {
-            file.close();
-          }
-          try {
-            Deno.linkSync(path, aside);
-            linked = true;
-          } catch (err) {
-            if (!(err instanceof Deno.errors.NotFound)) throw err;
-          }
-          Deno.renameSync(spare, path);
-        } catch (err) {
-          Deno.remove(spare).catch(() => {});
-          throw writeFailed(err);
-        } finally {
-          if (linked) retired.set(path, [...(retired.get(path) ?? []), aside]);
-        }
-      },
-      abort: () => Deno.remove(spare).catch(() => {}),
-    };
   }
+  try {
+    Deno.removeSync(name);
+  } catch {
+    // not there
+  }
+  return Deno.openSync(name, { write: true, createNew: true, mode: 0o600 });
+}
+
+/** Links the current copy of `path` aside (so the rename over it frees nothing); false when there is none. */
+function linkAside(path: string, aside: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      Deno.linkSync(path, aside);
+      return true;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return false;
+      if (!(err instanceof Deno.errors.AlreadyExists) || attempt > 0) throw err;
+      // A stale copy under that name (a commit that failed midway): replaced.
+      Deno.removeSync(aside);
+    }
+  }
+  return false;
 }
 
 /** Writes JSON atomically (see {@link writeFileAtomic}). */
@@ -112,7 +168,7 @@ export function writeJsonAtomic(path: string, value: unknown, options: AtomicOpt
   return writeFileAtomic(path, jsonText(value), options);
 }
 
-/** JSON as {@link writeJsonAtomic} writes it (for {@link HotSpare.commit}). */
+/** JSON as {@link writeJsonAtomic} writes it (for {@link HotFiles.commit}). */
 export function jsonText(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }

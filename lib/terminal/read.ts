@@ -3,7 +3,7 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../../base/errors.ts";
-import { type HotSpare, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
@@ -112,27 +112,6 @@ export async function readSession(
   progress?: (ms: number, total: number) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<ReadResult> {
-  const cursorSpare: CursorSpare = { spare: null };
-  try {
-    return await readSessionOnce(terminal, input, cursorSpare, progress, signal);
-  } finally {
-    // Unused when the read ended early (committed, it is gone already: removing it again does nothing).
-    void cursorSpare.spare?.then((s) => s?.abort());
-  }
-}
-
-/** The spare file a waiting read prepares for its cursor while it waits (lib/state/atomic.ts HotFiles). */
-interface CursorSpare {
-  spare: Promise<HotSpare | null> | null;
-}
-
-async function readSessionOnce(
-  terminal: Terminal,
-  input: ReadInput,
-  cursorSpare: CursorSpare,
-  progress?: (ms: number, total: number) => Promise<void>,
-  signal?: AbortSignal,
-): Promise<ReadResult> {
   const id = input.session_id;
   if ((input.screen && (input.full || input.line_range)) || (input.full && input.line_range)) {
     throw new AppError("INVALID_ARGUMENT", "Cannot combine screen, full and line_range: pick one view", {
@@ -180,7 +159,6 @@ async function readSessionOnce(
     // same, and the wait sees what the new writer records. Its events come first in the warnings.
     const during: WriterEvent[] = [];
     // The file work of the cursor's update is done while waiting, too.
-    if (logDir && input.cursor == null && !range) cursorSpare.spare = terminal.takeHotSpare(cursorFile);
     completion = await waitForCompletion({
       sessionId: id,
       mux: terminal.mux,
@@ -304,17 +282,12 @@ async function readSessionOnce(
   if (input.cursor == null && !range) {
     // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read.
     const value = { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor };
-    const spare = await cursorSpare.spare;
-    let done = false;
     try {
-      spare?.commit(jsonText(value));
-      done = spare !== null && spare !== undefined;
+      terminal.hotFiles.commit(cursorFile, jsonText(value));
     } catch {
-      // the spare could not be used: the usual way below
+      // the usual way
+      await writeJsonAtomic(cursorFile, value, { sync: false }).catch(() => {});
     }
-    if (!done) await writeJsonAtomic(cursorFile, value, { sync: false }).catch(() => {});
-    // The next read's spare is made once this one has answered (Terminal.hotSpareLater).
-    if (spare) terminal.hotSpareLater(id, cursorFile);
   }
   return {
     ...base,

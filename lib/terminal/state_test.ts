@@ -181,34 +181,65 @@ Deno.test("a send lock hold creates no file: the record is a link of this proces
   }
 });
 
-Deno.test("HotFiles.prepare(): the spare is made ahead, the commit replaces the file whole and frees nothing; the next prepare clears up", async () => {
+Deno.test("HotFiles.commit(): the file is replaced whole; once warm, two inodes take turns and none is made or freed", async () => {
   const dir = await Deno.makeTempDir();
   const hot = new HotFiles();
-  const prepareHotFile = (path: string) => hot.prepare(path);
   try {
     const path = `${dir}/cursor.json`;
     const names = () => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    const inodes = () => new Set([...Deno.readDirSync(dir)].map((e) => Deno.statSync(`${dir}/${e.name}`).ino));
     // No file yet: the commit creates it.
-    const first = await prepareHotFile(path);
-    assertEquals(names().length, 1, "the spare");
-    first.commit(jsonText({ cursor: 1 }));
+    hot.commit(path, jsonText({ cursor: 1 }));
     assertEquals(await readJsonFile(path), { cursor: 1 });
     assertEquals(names(), ["cursor.json"]);
     assertEquals(Deno.statSync(path).mode! & 0o777, 0o600);
-    // Replacing it: the old file stays linked aside (nothing freed while the caller waits) until the next prepare.
-    const before = Deno.statSync(path).ino;
-    const second = await prepareHotFile(path);
-    second.commit(jsonText({ cursor: 2 }));
-    assertEquals(await readJsonFile(path), { cursor: 2 });
-    const aside = names().filter((n) => n.endsWith(".old"));
-    assertEquals(aside.length, 1, names().join(","));
-    assertEquals(Deno.statSync(`${dir}/${aside[0]}`).ino, before);
-    assertEquals(JSON.parse(Deno.readTextFileSync(`${dir}/${aside[0]}`)), { cursor: 1 });
-    const third = await prepareHotFile(path);
-    assertEquals(names().filter((n) => n.endsWith(".old")), [], "the next prepare removed the old copy");
-    await third.abort();
-    assertEquals(names(), ["cursor.json"], "an aborted spare is removed");
-    assertEquals(await readJsonFile(path), { cursor: 2 });
+    // Replacing it: the old copy is linked aside (the rename frees nothing) and becomes the next spare.
+    const first = Deno.statSync(path).ino;
+    hot.commit(path, jsonText({ cursor: 22 }));
+    assertEquals(await readJsonFile(path), { cursor: 22 });
+    assertEquals(names().length, 2, names().join(","));
+    const second = Deno.statSync(path).ino;
+    // From now on the two inodes take turns: a shorter text is padded with whitespace (JSON still parses).
+    hot.commit(path, jsonText({ cursor: 3 }));
+    assertEquals(Deno.statSync(path).ino, first, "the copy set aside was written again");
+    assertEquals(await readJsonFile(path), { cursor: 3 });
+    hot.commit(path, jsonText({ cursor: 4444 }));
+    assertEquals(Deno.statSync(path).ino, second);
+    assertEquals(await readJsonFile(path), { cursor: 4444 });
+    assertEquals(inodes(), new Set([first, second]), "no third inode");
+    assertEquals(Deno.statSync(path).mode! & 0o777, 0o600);
+    // A far shorter text truncates instead of padding (the file does not stay large).
+    hot.commit(path, jsonText({ text: "x".repeat(10_000) }));
+    hot.commit(path, jsonText({ cursor: 5 }));
+    hot.commit(path, jsonText({ cursor: 6 }));
+    assertEquals(await readJsonFile(path), { cursor: 6 });
+    assert(Deno.statSync(path).size < 4096 + 64, `size ${Deno.statSync(path).size}`);
+    // forget() removes the spare beside it (a closed session).
+    hot.forget(path);
+    assertEquals(names(), ["cursor.json"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("HotFiles.commit(): a copy another writer also linked aside is not written in place", async () => {
+  const dir = await Deno.makeTempDir();
+  const hot = new HotFiles();
+  try {
+    const path = `${dir}/last.json`;
+    hot.commit(path, jsonText({ n: 1 }));
+    hot.commit(path, jsonText({ n: 2 }));
+    // The copy set aside (the next spare) was also linked by another process committing at the same moment.
+    const [aside] = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n !== "last.json");
+    Deno.linkSync(`${dir}/${aside}`, `${dir}/other-writer.tmp`);
+    const theirs = Deno.readTextFileSync(`${dir}/other-writer.tmp`);
+    hot.commit(path, jsonText({ n: 3 }));
+    assertEquals(await readJsonFile(path), { n: 3 });
+    assertEquals(Deno.readTextFileSync(`${dir}/other-writer.tmp`), theirs, "their copy was not written");
+    assertEquals(Deno.statSync(`${dir}/other-writer.tmp`).nlink, 1, "our name for it was dropped");
+    hot.commit(path, jsonText({ n: 4 }));
+    assertEquals(await readJsonFile(path), { n: 4 });
+    assertEquals(Deno.readTextFileSync(`${dir}/other-writer.tmp`), theirs);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -7,15 +7,7 @@ import { dirname, isAbsolute } from "node:path";
 import { CHILD_VARS, type Config } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
-import {
-  HotFiles,
-  type HotSpare,
-  jsonText,
-  readJsonFile,
-  StateLayout,
-  writeFileAtomic,
-  writeJsonAtomic,
-} from "../state/mod.ts";
+import { HotFiles, jsonText, readJsonFile, StateLayout, writeFileAtomic, writeJsonAtomic } from "../state/mod.ts";
 import {
   blockedInTerminalRead,
   dialectById,
@@ -29,9 +21,10 @@ import {
   processStartIdentity,
   readTerminalModes,
   sameProcessAlive,
+  sameProcessStat,
   sweepScratch,
 } from "../../platform/mod.ts";
-import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
+import type { Multiplexer, MuxSession, ProcStat } from "../../platform/mod.ts";
 import { assertInputSize, utf8Chunks } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
 import { decideMark } from "./mark_target.ts";
@@ -148,16 +141,16 @@ interface SendPlan {
   atOwnShell: boolean;
 }
 
-/** How long after a session file was replaced its next spare is made (see Terminal.hotSpareLater). */
-const SPARE_IDLE_MS = 25;
-
 /** After the multiplexer could not type in one round trip, how long sends ask tmux first without trying again. */
 const ONE_TRIP_RETRY_MS = 10_000;
 
 /** What a send remembers of a session's pane between sends: what does not change while the pane lives. */
 interface PaneFacts {
-  /** The session's generation the facts belong to. */
-  generation: string;
+  /**
+   * The session's meta, as read when the facts were taken. Written once per open, and an open (by any process)
+   * makes a new pane process, which the identity tells apart: while the identity holds, so does the meta.
+   */
+  meta: SessionMeta;
   /** The pane process's start identity: the same pid with another one is another pane. */
   identity: string;
   live: MuxSession;
@@ -187,8 +180,6 @@ export class Terminal {
   #swept: Promise<number> | null = null;
   /** Pane facts by session id, for sends in one tmux round trip (see #paneFacts). */
   readonly #panes = new Map<string, PaneFacts>();
-  /** By path: the spare file for the next replacement of a session's hot file (see hotSpareLater). */
-  readonly #spares = new Map<string, Promise<HotSpare | null>>();
   /** The multiplexer said it cannot type in one round trip (the CLI transport): not tried again before this time. */
   #oneTripAfter = 0;
   /** Log writer liveness and retention for every session (lib/terminal/log_supervisor.ts). */
@@ -197,7 +188,7 @@ export class Terminal {
   readonly panes: PaneBatch;
   /** Log read buffers kept between reads (lib/terminal/read_page.ts). */
   readonly readBuffers = new ReadBuffers();
-  /** The read cursors' and last sends' spare files (lib/state/atomic.ts). */
+  /** The read cursors' and last sends' files, replaced without making or freeing an inode (lib/state/atomic.ts). */
   readonly hotFiles = new HotFiles();
   /** Lines typed into a session's shell that it may not have taken yet (./type_ahead.ts). */
   readonly #typeAhead = new TypeAhead();
@@ -630,7 +621,8 @@ export class Terminal {
     const { text, removed } = raw ? { text: input.text, removed: 0 } : sanitizeInput(input.text);
     const size = assertInputSize(text);
     await this.sweepScratch();
-    await this.#ensureLockDir(input.session_id, "send to");
+    // A pane remembered from an earlier send had its session directory (a closed one fails the lock's open).
+    if (!this.#panes.has(input.session_id)) await this.#ensureLockDir(input.session_id, "send to");
     // A line just typed into the shell that it has not taken yet: wait for it first (./type_ahead.ts).
     await this.#typeAhead.settle(input.session_id, this.#typeAheadLook(input.session_id));
     // Decided before the lock, so it is held only to type: the pane, the payload and its chunks.
@@ -643,25 +635,16 @@ export class Terminal {
         if (hold.waited || hold.recoveredStaleLock) {
           plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
         }
-        // The file work of the send's record (a spare file) was done after the previous send answered, or starts now
-        // and runs while the writer is checked and tmux types; the record takes its place once the text was typed.
-        const record = this.#takeSpare(input.session_id);
         let typed: { cursor: number } | null = null;
-        try {
-          while (!typed) {
-            typed = await this.#typePlan(input.session_id, plan, raw, enter, record);
-            // The remembered pane was gone, dead or without its log writer: nothing was typed; ask tmux, decide again.
-            if (!typed) plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
-          }
-        } catch (err) {
-          await (await record)?.abort();
-          throw err;
+        while (!typed) {
+          typed = await this.#typePlan(input.session_id, plan, raw, enter);
+          // The remembered pane was gone, dead or without its log writer: nothing was typed; ask tmux, decide again.
+          if (!typed) plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
         }
         const { cursor } = typed;
         if (enter && plan.atOwnShell && plan.meta?.integration === "osc133") {
           this.#typeAhead.submitted(input.session_id, cursor, plan.live.panePid);
         }
-        this.#spareLater(input.session_id);
         if (hold.recoveredStaleLock) logStaleTakeover(input.session_id, hold.staleOwnerPid);
         return {
           session_id: input.session_id,
@@ -710,13 +693,12 @@ export class Terminal {
     plan: SendPlan,
     raw: boolean,
     enter: boolean,
-    record: Promise<HotSpare | null>,
   ): Promise<{ cursor: number } | null> {
     const { meta, live } = plan;
     // A stopped log writer is restarted before typing, so what this send causes is recorded (no extra tmux call;
     // a remembered pane's writer is checked by tmux in the paste's own round trip).
     let end: number | null = null;
-    if (meta) await this.#checkLogWriter(meta, live.piped, (e) => (end = e));
+    if (meta) await this.#checkLogWriter(meta, live.piped, (e) => (end = e), !plan.remembered);
     // The check's own look at the log gives the cursor when the writer was fine (else the log is looked at again).
     const cursor = meta ? end ?? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
     const last: LastSend = {
@@ -733,7 +715,7 @@ export class Terminal {
       if (plan.remembered && this.#mux.pasteIfReady) {
         const r = await this.#mux.pasteIfReady(id, plan.chunks, options);
         if (r !== "typed") {
-          // Nothing was typed: the caller plans again from what tmux says (the record's spare is kept for that).
+          // Nothing was typed: the caller plans again from what tmux says.
           this.#panes.delete(id);
           if (r === "unavailable") this.#oneTripAfter = performance.now() + ONE_TRIP_RETRY_MS;
           return null;
@@ -745,64 +727,45 @@ export class Terminal {
       this.#panes.delete(id);
       throw err;
     }
-    await commitRecord(await record, this.#layout.sessionLastCommand(id), last);
+    await this.#commitRecord(id, last);
     return { cursor };
   }
 
-  /** The spare file for a send's record: the one made after the previous send, else a new one. */
-  #takeSpare(id: string): Promise<HotSpare | null> {
-    return this.takeHotSpare(this.#layout.sessionLastCommand(id));
-  }
-
-  #spareLater(id: string): void {
-    this.hotSpareLater(id, this.#layout.sessionLastCommand(id));
-  }
-
-  /**
-   * A spare for replacing the session file `path` (lib/state/atomic.ts HotFiles): the one made after its last
-   * replacement ({@link hotSpareLater}), else one made now. The send's record and a read's cursor use these.
-   */
-  takeHotSpare(path: string): Promise<HotSpare | null> {
-    const spare = this.#spares.get(path);
-    this.#spares.delete(path);
-    return spare ?? this.hotFiles.prepare(path).catch(() => null);
-  }
-
-  /**
-   * Makes the spare for session `id`'s file `path` a little after it was replaced ({@link SPARE_IDLE_MS}): the file
-   * work (creating the spare, removing the copies commits set aside: an inode made and freed, about 0.1 ms each
-   * here, on the main thread) then falls after the call that usually follows (a read after a send), not into it. A
-   * call that comes sooner makes its spare itself, as before.
-   */
-  hotSpareLater(id: string, path: string): void {
-    Deno.unrefTimer(setTimeout(() => {
-      if (this.#spares.has(path) || !existsSync(this.#layout.sessionDir(id))) return;
-      this.#spares.set(path, this.hotFiles.prepare(path).catch(() => null));
-    }, SPARE_IDLE_MS));
+  /** Puts the last-send record in place (HotFiles: no inode made or freed), else the usual atomic write; never throws. */
+  async #commitRecord(id: string, last: LastSend): Promise<void> {
+    const path = this.#layout.sessionLastCommand(id);
+    try {
+      return this.hotFiles.commit(path, jsonText(last));
+    } catch {
+      // the usual way below
+    }
+    await writeJsonAtomic(path, last, { sync: false }).catch(() => {});
   }
 
   /**
    * The session and its pane for a send. Facts remembered from an earlier send are used when they are still
-   * this pane's (the same generation, the pane process alive with the same start identity: one /proc read)
-   * and the multiplexer can check the rest in the paste's own round trip (pasteIfReady); else tmux is asked.
-   * `ask`: always ask tmux.
+   * this pane's (the pane process alive with the same start identity: one /proc read, whose stat also serves the
+   * foreground look) and the multiplexer can check the rest in the paste's own round trip (pasteIfReady); else
+   * tmux is asked. `ask`: always ask tmux.
    */
   async #paneFacts(
     id: string,
     ask: boolean,
-  ): Promise<{ meta: SessionMeta | null; live: MuxSession; remembered: boolean }> {
+  ): Promise<{ meta: SessionMeta | null; live: MuxSession; remembered: boolean; paneStat?: ProcStat }> {
     const oneTrip = this.#mux.pasteIfReady !== undefined && performance.now() >= this.#oneTripAfter;
     const known = this.#panes.get(id);
     if (known && !ask && oneTrip) {
-      const meta = await readMeta(this.#layout.sessionMeta(id));
-      if (meta?.generation === known.generation && sameProcessAlive(known.live.panePid, known.identity)) {
-        return { meta, live: known.live, remembered: true };
+      const paneStat = sameProcessStat(known.live.panePid, known.identity);
+      if (paneStat) return { meta: known.meta, live: known.live, remembered: true, paneStat };
+      // Where the kernel's stat is not read (not Linux), the same question to ps.
+      if (sameProcessAlive(known.live.panePid, known.identity)) {
+        return { meta: known.meta, live: known.live, remembered: true };
       }
     }
     this.#panes.delete(id);
     const { meta, live } = await this.#requireLive(id, "send to");
     const identity = oneTrip && meta && live.piped !== false ? processStartIdentity(live.panePid) : null;
-    if (meta && identity) this.#panes.set(id, { generation: meta.generation, identity, live });
+    if (meta && identity) this.#panes.set(id, { meta, identity, live });
     return { meta, live, remembered: false };
   }
 
@@ -821,7 +784,7 @@ export class Terminal {
     const facts = await this.#paneFacts(id, options.ask ?? false);
     const { meta, live } = facts;
     // The kernel's foreground process first (Linux); the multiplexer's current command where there is none.
-    const fg = foregroundBrief(live.panePid);
+    const fg = foregroundBrief(live.panePid, facts.paneStat);
     // Remembered facts carry an old current command: without the kernel's answer, ask tmux.
     if (facts.remembered && !fg) return await this.#planSend(id, text, raw, enter, mark, { ask: true });
     const fgName = fg?.name ?? live.currentCommand;
@@ -956,9 +919,7 @@ export class Terminal {
       mark_dialect: null,
       mark_suffix: null,
     };
-    // Through the spare the last send left (no file is created on the key's path), and one is made for the next.
-    await commitRecord(await this.#takeSpare(id), this.#layout.sessionLastCommand(id), last);
-    this.#spareLater(id);
+    await this.#commitRecord(id, last);
   }
 
   /** Closes a session and removes its files. Idempotent. */
@@ -969,8 +930,8 @@ export class Terminal {
     if (!live && !meta && !dirExists) return { session_id: id, outcome: "already_closed" };
     this.#typeAhead.forget(id);
     const lock = await readSendLock(this.#layout.sessionSendLock(id));
-    this.#spares.delete(this.#layout.sessionLastCommand(id));
-    this.#spares.delete(this.#layout.sessionCursor(id));
+    this.hotFiles.forget(this.#layout.sessionLastCommand(id));
+    this.hotFiles.forget(this.#layout.sessionCursor(id));
     this.#panes.delete(id);
     const kill = async () => {
       if (live) await this.#mux.killSession(id);
@@ -1044,14 +1005,25 @@ export class Terminal {
     return rows;
   }
 
-  /** Restarts the session's log writer if it stopped (see LogSupervisor.check); never throws. */
-  async #checkLogWriter(meta: SessionMeta, piped: boolean | undefined, onEnd?: (end: number) => void): Promise<void> {
+  /**
+   * Restarts the session's log writer if it stopped (see LogSupervisor.check); never throws. `savedFloor`: also
+   * bound the log's end by the cursors on disk (other processes' too); without it, by what this process saw.
+   */
+  async #checkLogWriter(
+    meta: SessionMeta,
+    piped: boolean | undefined,
+    onEnd?: (end: number) => void,
+    savedFloor = true,
+  ): Promise<void> {
     const id = meta.id;
     // Cursors handed out earlier bound the log's end from below: a lower end means its newest file was deleted.
-    const [saved, last] = await Promise.all([
-      readJsonFile<{ cursor: number }>(this.#layout.sessionCursor(id)).catch(() => null),
-      this.lastSend(id),
-    ]);
+    // The supervisor remembers the highest end it saw; a send to a remembered pane relies on that alone.
+    const [saved, last] = savedFloor
+      ? await Promise.all([
+        readJsonFile<{ cursor: number }>(this.#layout.sessionCursor(id)).catch(() => null),
+        this.lastSend(id),
+      ])
+      : [null, null];
     const floor = Math.max(saved?.cursor ?? 0, last?.cursor ?? 0);
     await this.logs.check(meta, {
       floor,
@@ -1069,16 +1041,6 @@ export class Terminal {
   async lastSend(id: string): Promise<LastSend | null> {
     return await readJsonFile<LastSend>(this.#layout.sessionLastCommand(id)).catch(() => null);
   }
-}
-
-/** Puts the last-send record in place through its spare, or (without one) the usual atomic write; never throws. */
-async function commitRecord(spare: HotSpare | null, path: string, last: LastSend): Promise<void> {
-  try {
-    if (spare) return spare.commit(jsonText(last));
-  } catch {
-    // the spare could not be used: the usual way below
-  }
-  await writeJsonAtomic(path, last, { sync: false }).catch(() => {});
 }
 
 /** Whether `path` exists (one synchronous stat: cheaper on the send path than a hop to the I/O thread pool). */
