@@ -1,7 +1,7 @@
 /**
- * The MCP server: tools/list and tools/call over the SDK's low-level Server. Arguments are validated
- * here with the tool's zod schema so that bad input gets the same `INVALID_ARGUMENT: …` result as
- * every other failure (the SDK's own validation would answer in its own words).
+ * The MCP server: initialize and tools/list over the SDK's low-level Server, tools/call answered beside it
+ * (./tool_calls.ts). Arguments are validated here with the tool's zod schema so that bad input gets the same
+ * `INVALID_ARGUMENT: …` result as every other failure (the SDK's own validation would answer in its own words).
  */
 import { z } from "zod";
 import { AppError, toAppError } from "../../base/errors.ts";
@@ -10,8 +10,10 @@ import { log } from "../../base/log.ts";
 import { SERVER_NAME } from "../../base/version.ts";
 import { errorResult, limitResult, successResult } from "./result.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
-import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
+import { InitializeRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
 import type { CallContext, ToolDef, ToolDeps } from "./tool.ts";
+import type { Transport } from "./sdk.ts";
+import { type ToolCallDispatch, ToolCallRouter } from "./tool_calls.ts";
 import { serverInstructions } from "../agent/delivery/mod.ts";
 import { identifyParent, type ParentIntegration } from "../../harnesses/clients/mod.ts";
 import { toolListing } from "./listing.ts";
@@ -80,11 +82,20 @@ function instructPerParent(server: InstanceType<typeof Server>, parents: readonl
   });
 }
 
+/** The MCP server: the SDK's Server for the protocol, tool calls answered beside it (./tool_calls.ts). */
+export interface McpServer {
+  /** The SDK's Server: initialize, tools/list, ping and notifications (tools/call never reaches it). */
+  readonly sdk: InstanceType<typeof Server>;
+  /** Serves over `transport`. */
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * Builds the server over `tools` (the composition root passes lib/mcp/tools/mod.ts ALL_TOOLS, so this
  * folder does not import its tools/ subfolder). Connect it to a transport to serve.
  */
-export function createServer(deps: ToolDeps, tools: ToolDef[]): InstanceType<typeof Server> {
+export function createServer(deps: ToolDeps, tools: ToolDef[]): McpServer {
   const server = new Server({ name: SERVER_NAME, version: deps.version }, {
     capabilities: { tools: {} },
     instructions: serverInstructions(undefined, Deno.build.os),
@@ -93,38 +104,29 @@ export function createServer(deps: ToolDeps, tools: ToolDef[]): InstanceType<typ
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = tools.map(toolListing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const def = byName.get(request.params.name);
+  const dispatch: ToolCallDispatch = async (params, { progress, signal }) => {
+    const def = byName.get(params.name);
     if (!def) {
       return errorResult(
-        new AppError("TOOL_UNKNOWN", `Cannot call tool "${request.params.name}": no such tool`, {
+        new AppError("TOOL_UNKNOWN", `Cannot call tool "${params.name}": no such tool`, {
           suggestion: "call tools/list",
         }),
-        request.params.name,
+        params.name,
       );
     }
-    const token = request.params._meta?.progressToken;
-    const progress = async (p: number, total?: number, message?: string) => {
-      if (token === undefined) return;
-      await extra.sendNotification({
-        method: "notifications/progress",
-        params: {
-          progressToken: token,
-          progress: p,
-          ...(total !== undefined ? { total } : {}),
-          ...(message ? { message } : {}),
-        },
-      }).catch(() => {});
-    };
     const started = performance.now();
-    const parent = identifyParent(deps.parents, server.getClientVersion()?.name, request.params._meta);
-    const result = await callTool(def, request.params.arguments, deps, { progress, signal: extra.signal, parent });
+    const parent = identifyParent(deps.parents, server.getClientVersion()?.name, params._meta);
+    const result = await callTool(def, params.arguments, deps, { progress, signal, parent });
     log("debug", "tool call", {
       tool: def.name,
       ms: Math.round(performance.now() - started),
       is_error: result.isError === true,
     });
     return result;
-  });
-  return server;
+  };
+  return {
+    sdk: server,
+    connect: (transport) => server.connect(new ToolCallRouter(transport, dispatch)),
+    close: () => server.close(),
+  };
 }

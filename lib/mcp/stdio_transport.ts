@@ -68,6 +68,8 @@ function byMethod(union: { options: readonly unknown[] }): Map<string, MethodSch
 }
 
 const REQUESTS = byMethod(ClientRequestSchema);
+const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
+const NOTIFICATION_MEMBERS = new Set(["jsonrpc", "method", "params"]);
 const NOTIFICATIONS = byMethod(ClientNotificationSchema);
 
 /** Classifies one parsed JSON value: the message to dispatch, or the problem to answer (see module doc). */
@@ -98,6 +100,11 @@ export function vetMessage(value: unknown): { message: JSONRPCMessage } | { prob
     if (checked && !checked.success) {
       const why = `${value.method}: ${describe(checked.error as Parameters<typeof describe>[0])}`;
       return invalid(id, why, JSONRPC_INVALID_PARAMS, isRequest);
+    }
+    // A method we know, its params checked above, and no member JSON-RPC does not have: the envelope is whole
+    // (the schema below would only say so again, at a cost on every call).
+    if (checked && Object.keys(value).every((k) => (isRequest ? REQUEST_MEMBERS : NOTIFICATION_MEMBERS).has(k))) {
+      return { message: value as unknown as JSONRPCMessage };
     }
   } else if (!("result" in value) && !("error" in value)) {
     return invalid(id, "method is missing");
