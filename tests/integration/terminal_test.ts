@@ -157,3 +157,32 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "terminal: a session another process closed and opened again under the same name: the next send uses the new one",
+  opts,
+  async () => {
+    await using e = await serviceEnv();
+    await using other = service(e.t);
+    const term = e.svc.terminal;
+    await term.open({ name: "i9", shell: "bash" });
+    await readSession(term, { session_id: "i9", wait: true, timeout: 10 });
+    // Two sends: the second is planned from what the first remembered of the pane.
+    for (const word of ["one", "two"]) {
+      await term.send({ session_id: "i9", text: `echo first-${word}` });
+      const r = await readSession(term, { session_id: "i9", wait: true, timeout: 10 });
+      assertEquals(r.exit_status, 0);
+    }
+    // Another aiterm process replaces the session: a new shell (sh, no shell integration), new meta, new log.
+    await other.terminal.close("i9");
+    const reopened = await other.terminal.open({ name: "i9", shell: "sh" });
+    assertEquals(reopened.session_id, "i9");
+    const sent = await term.send({ session_id: "i9", text: "echo second-life", mark: true });
+    assertEquals(sent.marked, true);
+    const r = await readSession(term, { session_id: "i9", wait: true, timeout: 10 });
+    assertEquals(r.is_complete, true);
+    assertEquals(r.via, "sentinel", "sh has no shell integration: the new meta says so");
+    assertStringIncludes(r.text, "second-life");
+    assert(!r.text.includes("first-"), "the old session's output is not in the new log");
+  },
+);
