@@ -240,6 +240,16 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** A line waiting to be written, and its caller. */
+interface QueuedLine {
+  bytes: Uint8Array;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** The most bytes of queued lines written in one call. */
+const BATCH_BYTES = 256 * 1024;
+
 /** Options for {@link LineTransport}. */
 export interface LineTransportOptions {
   input?: ReadableStream<Uint8Array>;
@@ -258,6 +268,9 @@ export class LineTransport implements Transport {
   readonly #framer: LineFramer;
   readonly #encoder = new TextEncoder();
   #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  /** Lines waiting for the write in flight to end; then written together (see #write). */
+  #queued: QueuedLine[] = [];
+  /** Settles when no write is in flight and none is queued. */
   #writes: Promise<void> = Promise.resolve();
   /** Requests read and not answered yet (`typeof id:id`). */
   readonly #open = new Set<string>();
@@ -293,11 +306,42 @@ export class LineTransport implements Transport {
     this.onclose?.();
   }
 
+  /**
+   * Queues one line. A line with no write in flight goes out at once; lines that come while one is in flight (many
+   * answers at once: fifty sessions read together) go out together when it ends, in one write call instead of one
+   * each (each write to stdout is a hop to the runtime's I/O thread). Lines never interleave or reorder.
+   */
   #write(line: string): Promise<void> {
     const bytes = this.#encoder.encode(line);
-    const write = this.#writes.then(() => this.#writer.write(bytes));
-    this.#writes = write.catch((err) => this.onerror?.(err instanceof Error ? err : new Error(String(err))));
-    return write;
+    return new Promise<void>((resolve, reject) => {
+      this.#queued.push({ bytes, resolve, reject });
+      if (!this.#flushing) this.#writes = this.#flush();
+    });
+  }
+
+  #flushing = false;
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    while (this.#queued.length > 0) {
+      // One batch up to BATCH_BYTES (a single larger line goes alone).
+      let n = 0;
+      let size = 0;
+      while (n < this.#queued.length && (n === 0 || size + this.#queued[n]!.bytes.length <= BATCH_BYTES)) {
+        size += this.#queued[n]!.bytes.length;
+        n++;
+      }
+      const batch = this.#queued.splice(0, n);
+      try {
+        await this.#writer.write(concat(batch.map((q) => q.bytes)));
+        for (const q of batch) q.resolve();
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        for (const q of batch) q.reject(error);
+        this.onerror?.(error);
+      }
+    }
+    this.#flushing = false;
   }
 
   async #readLoop(): Promise<void> {

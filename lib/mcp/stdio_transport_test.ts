@@ -84,3 +84,43 @@ Deno.test("at the end of input the transport answers what it read before it clos
   assertEquals(got.length, 1);
   assertEquals(written.map((w) => JSON.parse(w).id), [null, 1]);
 });
+
+Deno.test("answers sent while a write is in flight go out together, whole and in order; a single one at once", async () => {
+  const writes: string[] = [];
+  let release: (() => void) | null = null;
+  let slow = true;
+  const output = new WritableStream<Uint8Array>({
+    // The first write is slow (a full pipe): what is sent meanwhile waits for it.
+    write: async (b) => {
+      writes.push(dec(b));
+      if (slow) {
+        slow = false;
+        await new Promise<void>((r) => release = r);
+      }
+    },
+  });
+  const input = new ReadableStream<Uint8Array>({ start() {} });
+  const t = new LineTransport({ input, output });
+  await t.start();
+  const first = t.send({ jsonrpc: "2.0", id: 0, result: {} });
+  await new Promise((r) => setTimeout(r, 10));
+  assertEquals(writes.length, 1, "a single answer is written at once");
+  const rest = Array.from(
+    { length: 50 },
+    (_, i) => t.send({ jsonrpc: "2.0", id: i + 1, result: { n: "x".repeat(i) } }),
+  );
+  await new Promise((r) => setTimeout(r, 10));
+  assertEquals(writes.length, 1, "the others wait for the write in flight");
+  release!();
+  await Promise.all([first, ...rest]);
+  assertEquals(writes.length, 2, "the 50 answers went out in one write");
+  const lines = writes.join("").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  assertEquals(lines.map((l) => l.id), Array.from({ length: 51 }, (_, i) => i));
+  // Over the batch limit, a batch is cut between lines (never inside one).
+  const big = "y".repeat(200 * 1024);
+  writes.length = 0;
+  await Promise.all([0, 1, 2].map((i) => t.send({ jsonrpc: "2.0", id: 100 + i, result: { big } })));
+  assert(writes.length >= 2, `${writes.length} writes`);
+  for (const w of writes) assert(w.endsWith("\n"), "every write ends at a line end");
+  await t.close();
+});

@@ -93,6 +93,8 @@ const WRITER_CHECK_MS = 500;
 const TICK_MS = 100;
 const UNTIL_TICK_MS = 250;
 const SCAN_CHUNK = 1 << 20;
+/** A read this large means output streams: the scanner keeps one buffer from then on. */
+const STREAMING_BYTES = 64 * 1024;
 const CARRY = 4096;
 
 /** A flat copy of a short string that no longer references the large string it was sliced from. */
@@ -105,7 +107,11 @@ class Scanner {
   offset: number;
   #carry = "";
   #decoder = new TextDecoder();
-  /** One read buffer for the scanner's life (a fresh 1 MiB per read piles up in RSS under heavy output). */
+  /**
+   * One read buffer for the scanner's life once output streams (a fresh 1 MiB per read piles up in RSS under heavy
+   * output). Not before: most waits see a few hundred bytes, and a zeroed MiB per wait costs more than the wait's
+   * whole scan (0.6 ms each with 50 reads waiting at once); until then each read allocates what it finds.
+   */
   #buffer: Uint8Array | null = null;
   constructor(from: number) {
     this.offset = from;
@@ -115,8 +121,8 @@ class Scanner {
     let grew = false;
     let text = "";
     for (;;) {
-      this.#buffer ??= new Uint8Array(SCAN_CHUNK);
-      const slice = await readLog(dir, segmentBytes, this.offset, SCAN_CHUNK, this.#buffer);
+      const slice = await readLog(dir, segmentBytes, this.offset, SCAN_CHUNK, this.#buffer ?? undefined);
+      if (!this.#buffer && slice.bytes.length >= STREAMING_BYTES) this.#buffer = new Uint8Array(SCAN_CHUNK);
       if (slice.to <= this.offset && !slice.truncated) break;
       grew = grew || slice.bytes.length > 0;
       text += this.#decoder.decode(slice.bytes, { stream: true });
