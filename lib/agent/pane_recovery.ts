@@ -11,6 +11,7 @@ import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import type { AgentRecord } from "./record.ts";
 import { loadTurns } from "./turns.ts";
+import type { TranscriptReaders } from "./transcript_reader.ts";
 import type { PaneInput } from "./typing.ts";
 
 /** How long input may take to be ready after the card is dismissed. */
@@ -19,7 +20,8 @@ const READY_MS = 5000;
 /**
  * Runs the pre-dispatch checks on the session of `input` and returns the recoveries done
  * (`pane_input_recovery`). `alive` is false when the harness process has ended: only then is the
- * sandbox refusal looked for, and only while it is alive the card.
+ * sandbox refusal looked for, and only while it is alive the card. `readers`: the process's transcript readers (the
+ * card's check reads the latest turn; without them the transcript is parsed from its start).
  * @throws {AppError} GROK_SANDBOX_STARTUP_FAILED, GROK_RATE_LIMIT_RECOVERY_BLOCKED, GROK_RATE_LIMIT_RECOVERY_FAILED
  */
 export async function recoverPaneInput(
@@ -27,6 +29,7 @@ export async function recoverPaneInput(
   rec: AgentRecord,
   env: Record<string, string | undefined>,
   alive: boolean,
+  readers?: TranscriptReaders,
 ): Promise<string[]> {
   const { adapter, id } = input;
   const sandbox = adapter.sandboxRefusal;
@@ -47,7 +50,7 @@ export async function recoverPaneInput(
   }
   const keys = alive && card ? card.dismiss(screen) : null;
   if (!card || !keys) return [];
-  const latest = (await loadTurns(adapter, rec, env)).turns.at(-1);
+  const latest = (await loadTurns(adapter, rec, env, readers)).turns.at(-1);
   if (latest?.status !== "error") {
     throw new AppError(
       card.blockedCode,
