@@ -3,6 +3,7 @@
  * to a temp file beside it, synced, then renamed over the target, so a reader never sees half a file
  * even if the writer is SIGKILLed. Failures are STATE_WRITE_FAILED here.
  */
+import { basename, dirname, join } from "node:path";
 import { AppError } from "../../base/errors.ts";
 import { atomicTempName, replaceFile } from "../../base/atomic.ts";
 
@@ -73,6 +74,7 @@ export class HotFiles {
     if (!slot) {
       slot = { names: [atomicTempName(path), atomicTempName(path)], next: 0, held: false };
       this.#slots.set(path, slot);
+      removeStaleSpares(path);
     }
     const spare = slot.names[slot.next];
     const aside = slot.names[slot.next === 0 ? 1 : 0];
@@ -121,6 +123,35 @@ export class HotFiles {
         // not there
       }
     }
+  }
+}
+
+/** A spare older than this beside a hot file was left by a process that ended (a live one rewrites its own). */
+const STALE_SPARE_MS = 10 * 60_000;
+
+/**
+ * Removes the spares of `path` that processes which ended left beside it (`<file>.<12 hex>.tmp`, untouched for
+ * {@link STALE_SPARE_MS}); once per file per process, on its first commit. A live process whose spare this removes
+ * only makes a new one. Never throws.
+ */
+function removeStaleSpares(path: string): void {
+  const dir = dirname(path);
+  const base = basename(path);
+  const pattern = /^\.[0-9a-f]{12}\.tmp$/;
+  const now = Date.now();
+  try {
+    for (const entry of Deno.readDirSync(dir)) {
+      if (!entry.isFile || !entry.name.startsWith(base) || !pattern.test(entry.name.slice(base.length))) continue;
+      const file = join(dir, entry.name);
+      try {
+        const mtime = Deno.statSync(file).mtime?.getTime() ?? now;
+        if (now - mtime >= STALE_SPARE_MS) Deno.removeSync(file);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    // no directory: nothing to clear
   }
 }
 

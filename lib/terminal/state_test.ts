@@ -244,3 +244,26 @@ Deno.test("HotFiles.commit(): a copy another writer also linked aside is not wri
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("HotFiles.commit(): spares a process that ended left beside the file are removed on the first commit; fresh ones stay", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/lastcmd.json`;
+    const old = `${path}.0123456789ab.tmp`;
+    const recent = `${path}.ba9876543210.tmp`;
+    const other = `${dir}/cursor.json.0123456789ab.tmp`;
+    for (const f of [old, recent, other]) Deno.writeTextFileSync(f, "{}");
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    Deno.utimeSync(old, hourAgo, hourAgo);
+    Deno.utimeSync(other, hourAgo, hourAgo);
+    const hot = new HotFiles();
+    hot.commit(path, jsonText({ n: 1 }));
+    const names = () => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    assert(!names().includes("lastcmd.json.0123456789ab.tmp"), names().join(","));
+    assert(names().includes("lastcmd.json.ba9876543210.tmp"), "a recent one may be a live process's");
+    assert(names().includes("cursor.json.0123456789ab.tmp"), "another file's spares are its own commit's to clear");
+    assertEquals(await readJsonFile(path), { n: 1 });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
