@@ -82,10 +82,8 @@ function instructPerParent(server: InstanceType<typeof Server>, parents: readonl
   });
 }
 
-/** The MCP server: the SDK's Server for the protocol, tool calls answered beside it (./tool_calls.ts). */
+/** The MCP server: the SDK's Server for initialize, tools/list, ping and notifications; tool calls beside it. */
 export interface McpServer {
-  /** The SDK's Server: initialize, tools/list, ping and notifications (tools/call never reaches it). */
-  readonly sdk: InstanceType<typeof Server>;
   /** Serves over `transport`. */
   connect(transport: Transport): Promise<void>;
   close(): Promise<void>;
@@ -125,7 +123,6 @@ export function createServer(deps: ToolDeps, tools: ToolDef[]): McpServer {
     return result;
   };
   return {
-    sdk: server,
     connect: (transport) => server.connect(new ToolCallRouter(transport, dispatch)),
     close: () => server.close(),
   };

@@ -42,11 +42,12 @@ export interface LineProblem {
 
 const ID_BYTES = 256;
 
-function validId(v: unknown): v is string | number {
+/** A JSON-RPC id this server accepts: a string or a safe integer. */
+export function validId(v: unknown): v is string | number {
   return typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
@@ -270,6 +271,8 @@ export class LineTransport implements Transport {
   #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   /** Lines waiting for the write in flight to end; then written together (see #write). */
   #queued: QueuedLine[] = [];
+  /** A #flush loop is running (it takes every line queued until the queue is empty). */
+  #flushing = false;
   /** Settles when no write is in flight and none is queued. */
   #writes: Promise<void> = Promise.resolve();
   /** Requests read and not answered yet (`typeof id:id`). */
@@ -318,8 +321,6 @@ export class LineTransport implements Transport {
       if (!this.#flushing) this.#writes = this.#flush();
     });
   }
-
-  #flushing = false;
 
   async #flush(): Promise<void> {
     this.#flushing = true;

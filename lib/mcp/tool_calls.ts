@@ -11,6 +11,7 @@
  * call in flight.
  */
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
+import { isObject, JSONRPC_INVALID_PARAMS, validId } from "./stdio_transport.ts";
 import type { ProgressFn } from "./tool.ts";
 
 /** What a tool call gets besides its params. */
@@ -29,19 +30,10 @@ export interface ToolCallParams {
 /** Runs one tool call to its result (never throws for a tool's own failure: that is an isError result). */
 export type ToolCallDispatch = (params: ToolCallParams, ctx: ToolCallContext) => Promise<Record<string, unknown>>;
 
-const JSONRPC_INVALID_PARAMS = -32602;
 const JSONRPC_INTERNAL_ERROR = -32603;
 
 type Id = string | number;
 type Message = Record<string, unknown>;
-
-function isObject(v: unknown): v is Message {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function validId(v: unknown): v is Id {
-  return typeof v === "string" || typeof v === "number";
-}
 
 /** A transport for the SDK's Server that answers `tools/call` itself (see module doc). */
 export class ToolCallRouter implements Transport {
@@ -83,11 +75,6 @@ export class ToolCallRouter implements Transport {
 
   close(): Promise<void> {
     return this.#inner.close();
-  }
-
-  /** Calls in flight (for tests). */
-  get running(): number {
-    return this.#running.size;
   }
 
   #route(m: Message): void {

@@ -59,7 +59,8 @@ const SPACE = 0x20;
  * whitespace, which JSON ignores), so in steady state two inodes take turns and none is made or freed. A copy
  * another process also linked aside (two processes committing the same file at once) has more than one link:
  * it is dropped and a fresh spare made. Not synced (like `sync: false`): for files that can be rebuilt. A process
- * killed midway leaves the file whole and at most its spares beside it (removed with the session directory).
+ * killed midway leaves the file whole and at most its spares beside it (removed with the session directory, or by
+ * the next process's first commit of that file once they are old: {@link removeStaleSpares}).
  */
 export class HotFiles {
   readonly #slots = new Map<string, HotSlot>();
@@ -80,9 +81,8 @@ export class HotFiles {
     const aside = slot.names[slot.next === 0 ? 1 : 0];
     const bytes = encoder.encode(text);
     try {
-      const file = openSpare(spare, slot.held);
+      const { file, size } = openSpare(spare, slot.held);
       try {
-        const size = slot.held ? file.statSync().size : 0;
         let data = bytes;
         if (size > bytes.length && size - bytes.length <= MAX_PAD_BYTES) {
           data = new Uint8Array(size).fill(SPACE);
@@ -102,13 +102,22 @@ export class HotFiles {
     } catch (err) {
       // The spare may be half written: made again next time.
       slot.held = false;
-      try {
-        Deno.removeSync(spare);
-      } catch {
-        // not there
-      }
+      removeIfThere(spare);
       throw writeFailed(err);
     }
+  }
+
+  /**
+   * Replaces `path` with the JSON of `value` through {@link commit}, else (a commit refused: a full disk, a closed
+   * session's directory) the usual atomic write without an fsync. Never throws: these files can be rebuilt.
+   */
+  async putJson(path: string, value: unknown): Promise<void> {
+    try {
+      return this.commit(path, jsonText(value));
+    } catch {
+      // the usual way below
+    }
+    await writeJsonAtomic(path, value, { sync: false }).catch(() => {});
   }
 
   /** Forgets `path` and removes its spares (a closed session's files). Never throws. */
@@ -116,13 +125,7 @@ export class HotFiles {
     const slot = this.#slots.get(path);
     if (!slot) return;
     this.#slots.delete(path);
-    for (const name of slot.names) {
-      try {
-        Deno.removeSync(name);
-      } catch {
-        // not there
-      }
-    }
+    for (const name of slot.names) removeIfThere(name);
   }
 }
 
@@ -156,26 +159,31 @@ function removeStaleSpares(path: string): void {
 }
 
 /**
- * The spare to write: the copy set aside before when it is there and linked only under our name (nobody else can
- * reach it), else a new empty owner-only file (an old one under that name is removed first).
+ * The spare to write and its size: the copy set aside before when it is there and linked only under our name
+ * (nobody else can reach it), else a new empty owner-only file (an old one under that name is removed first).
  */
-function openSpare(name: string, held: boolean): Deno.FsFile {
+function openSpare(name: string, held: boolean): { file: Deno.FsFile; size: number } {
   if (held) {
     try {
       const file = Deno.openSync(name, { write: true });
+      const info = file.statSync();
       // Windows reports no link count: there the copy is not reused.
-      if (file.statSync().nlink === 1) return file;
+      if (info.nlink === 1) return { file, size: info.size };
       file.close();
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
   }
+  removeIfThere(name);
+  return { file: Deno.openSync(name, { write: true, createNew: true, mode: 0o600 }), size: 0 };
+}
+
+function removeIfThere(name: string): void {
   try {
     Deno.removeSync(name);
   } catch {
     // not there
   }
-  return Deno.openSync(name, { write: true, createNew: true, mode: 0o600 });
 }
 
 /** Links the current copy of `path` aside (so the rename over it frees nothing); false when there is none. */

@@ -3,7 +3,7 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../../base/errors.ts";
-import { jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { readJsonFile } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
@@ -282,12 +282,7 @@ export async function readSession(
   if (input.cursor == null && !range) {
     // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read.
     const value = { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor };
-    try {
-      terminal.hotFiles.commit(cursorFile, jsonText(value));
-    } catch {
-      // the usual way
-      await writeJsonAtomic(cursorFile, value, { sync: false }).catch(() => {});
-    }
+    await terminal.hotFiles.putJson(cursorFile, value);
   }
   return {
     ...base,

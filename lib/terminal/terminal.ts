@@ -7,7 +7,7 @@ import { dirname, isAbsolute } from "node:path";
 import { CHILD_VARS, type Config } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
-import { HotFiles, jsonText, readJsonFile, StateLayout, writeFileAtomic, writeJsonAtomic } from "../state/mod.ts";
+import { HotFiles, readJsonFile, StateLayout, writeFileAtomic } from "../state/mod.ts";
 import {
   blockedInTerminalRead,
   dialectById,
@@ -727,19 +727,8 @@ export class Terminal {
       this.#panes.delete(id);
       throw err;
     }
-    await this.#commitRecord(id, last);
+    await this.hotFiles.putJson(this.#layout.sessionLastCommand(id), last);
     return { cursor };
-  }
-
-  /** Puts the last-send record in place (HotFiles: no inode made or freed), else the usual atomic write; never throws. */
-  async #commitRecord(id: string, last: LastSend): Promise<void> {
-    const path = this.#layout.sessionLastCommand(id);
-    try {
-      return this.hotFiles.commit(path, jsonText(last));
-    } catch {
-      // the usual way below
-    }
-    await writeJsonAtomic(path, last, { sync: false }).catch(() => {});
   }
 
   /**
@@ -919,7 +908,7 @@ export class Terminal {
       mark_dialect: null,
       mark_suffix: null,
     };
-    await this.#commitRecord(id, last);
+    await this.hotFiles.putJson(this.#layout.sessionLastCommand(id), last);
   }
 
   /** Closes a session and removes its files. Idempotent. */
