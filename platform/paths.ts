@@ -21,9 +21,14 @@ export function defaultStateRoot(env: Record<string, string | undefined>, stateD
 
 /** The current user's numeric id, or null where the OS has none. */
 export function currentUid(): number | null {
-  try {
-    return Deno.uid();
-  } catch {
-    return null;
+  // A process's user does not change (Deno cannot switch it): asked once, not before every tmux command.
+  if (uid === undefined) {
+    try {
+      uid = Deno.uid();
+    } catch {
+      uid = null;
+    }
   }
+  return uid;
 }
+let uid: number | null | undefined;

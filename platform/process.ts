@@ -53,6 +53,8 @@ export interface ProcStat {
   stime: number;
   starttime: string;
   comm: string;
+  /** How many threads the process has (a single-threaded one has only its main thread, whose id is the pid). */
+  threads: number;
 }
 
 /** Parses /proc/<pid>/stat; null when the process is gone or this is not Linux. */
@@ -79,6 +81,7 @@ export function parseProcStat(text: string): ProcStat | null {
     utime: Number(field(14)),
     stime: Number(field(15)),
     starttime: field(22),
+    threads: Number(field(20)),
   };
 }
 
@@ -194,7 +197,7 @@ export function foregroundBrief(panePid: number, paneStat?: ProcStat): Foregroun
   if (!leader) return null;
   const inRead = members.some((m) =>
     // The same threads processFacts examines (the lowest MAX_TASKS ids).
-    [...(m.tids ?? taskIds(m.pid))].sort((a, b) => a - b).slice(0, MAX_TASKS).some((tid) =>
+    [...(m.tids ?? taskIds(m.pid, m.stat))].sort((a, b) => a - b).slice(0, MAX_TASKS).some((tid) =>
       inReadSyscall(Deno.build.arch, readText(`/proc/${m.pid}/task/${tid}/syscall`))
     )
   );
@@ -249,7 +252,9 @@ function readText(path: string): string | null {
   }
 }
 
-function taskIds(pid: number): number[] {
+function taskIds(pid: number, stat?: ProcStat): number[] {
+  // A single-threaded process (a shell) needs no listing: its one thread is itself.
+  if (stat?.threads === 1) return [pid];
   try {
     return [...Deno.readDirSync(`/proc/${pid}/task`)].map((e) => Number(e.name)).filter(Number.isInteger);
   } catch {
@@ -278,7 +283,7 @@ function foregroundMembers(
     // The root's stat was just read by the caller; its task list serves the caller again (foregroundBrief).
     const stat = pid === rootPid && rootStat ? rootStat : readProcStat(pid);
     if (!stat) continue;
-    const tids = taskIds(pid);
+    const tids = taskIds(pid, stat);
     if (stat.pgrp === pgrp) members.push({ pid, stat, tids });
     for (const tid of tids) {
       const children = readText(`/proc/${pid}/task/${tid}/children`);
@@ -352,7 +357,7 @@ function processFacts(pid: number, stat: ProcStat, ttyNr: number): ProcessFacts 
   } catch {
     // not ours or gone: no descriptors known
   }
-  const tasks: TaskFacts[] = taskIds(pid).sort((a, b) => a - b).slice(0, MAX_TASKS).map((tid) => {
+  const tasks: TaskFacts[] = taskIds(pid, stat).sort((a, b) => a - b).slice(0, MAX_TASKS).map((tid) => {
     const dir = `/proc/${pid}/task/${tid}`;
     return {
       tid,

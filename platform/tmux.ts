@@ -252,7 +252,8 @@ class Tmux implements Multiplexer {
     options: { allowFail?: boolean; cli?: () => Promise<MuxOutput>; blocks?: number } = {},
   ): Promise<MuxOutput> {
     // A socket that is not ours is refused; a deleted one of our live server is re-created first.
-    await this.#server?.check();
+    const checking = this.#server?.check();
+    if (checking) await checking;
     const cli = options.cli ?? (() => this.#cli(args, true));
     const out = this.#control ? await this.#control.run(args, cli, options.blocks) : await cli();
     if (out.code !== 0 && !options.allowFail) throw muxFailure("tmux", args[0] ?? "", out);

@@ -560,7 +560,8 @@ export class ControlTransport {
   async run(argv: string[], cli: () => Promise<MuxOutput>, blocks?: number): Promise<MuxOutput> {
     const line = controlLine(argv, blocks);
     if (!line) return await cli();
-    const client = await this.#ensure();
+    // A live client takes the line in this very tick (no await before the write).
+    const client = this.#client?.alive ? this.#client : await this.#ensure();
     if (!client) return await cli();
     try {
       return await this.#withTimeout(client, client.run(line));

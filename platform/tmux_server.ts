@@ -48,26 +48,32 @@ export class TmuxServerGuard {
   /**
    * Runs before every tmux command: a socket that is not ours is refused; a missing socket of a live
    * server of ours is re-created before anything could start a second server.
-   * @throws {AppError} STATE_ROOT_UNSAFE, TMUX_SERVER_GONE (our server runs but its socket cannot be re-created)
+   * @returns undefined when the socket is fine (nothing to wait for), else a promise that settles when it is
+   *   again, or rejects with STATE_ROOT_UNSAFE or TMUX_SERVER_GONE (our server runs but its socket cannot be
+   *   re-created)
    */
-  async check(): Promise<void> {
+  check(): Promise<void> | undefined {
     let st: Deno.FileInfo;
     try {
-      // Synchronous: one lstat of a local path costs far less than a hop to the I/O thread pool, and this runs
-      // before every tmux command (a send's round trip included).
+      // Synchronous, and no promise when the socket is fine: one lstat of a local path costs far less than a hop to
+      // the I/O thread pool, and this runs before every tmux command (so a send's line leaves in the same tick).
       st = Deno.lstatSync(this.#socket);
     } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      if (!(err instanceof Deno.errors.NotFound)) return Promise.reject(err);
       this.#recovering ??= this.#recover().finally(() => (this.#recovering = null));
-      return await this.#recovering;
+      return this.#recovering;
     }
     const problem = socketProblem(st, currentUid());
     if (problem) {
-      throw new AppError("STATE_ROOT_UNSAFE", `Cannot use the tmux socket "${this.#socket}": ${problem}`, {
-        data: { path: this.#socket },
-        suggestion: "nothing was run; remove that file (aiterm starts its own server again) after checking who made it",
-      });
+      return Promise.reject(
+        new AppError("STATE_ROOT_UNSAFE", `Cannot use the tmux socket "${this.#socket}": ${problem}`, {
+          data: { path: this.#socket },
+          suggestion:
+            "nothing was run; remove that file (aiterm starts its own server again) after checking who made it",
+        }),
+      );
     }
+    return undefined;
   }
 
   /** Records the server's pid (printed by new-session's command list) with its start identity. */

@@ -53,8 +53,8 @@ Deno.test("segment names map to indexes and back", () => {
 });
 
 Deno.test("parseProcStat() handles a comm with spaces and parentheses", () => {
-  const s = parseProcStat("123 (my (odd) prog) S 1 123 123 34816 123 4194560 0 0 0 0 7 3 0 0 20 0 1 0 98765 0 0");
-  assertEquals([s?.comm, s?.state, s?.ppid, s?.tpgid, s?.utime, s?.stime, s?.starttime], [
+  const s = parseProcStat("123 (my (odd) prog) S 1 123 123 34816 123 4194560 0 0 0 0 7 3 0 0 20 0 4 0 98765 0 0");
+  assertEquals([s?.comm, s?.state, s?.ppid, s?.tpgid, s?.utime, s?.stime, s?.starttime, s?.threads], [
     "my (odd) prog",
     "S",
     1,
@@ -62,6 +62,7 @@ Deno.test("parseProcStat() handles a comm with spaces and parentheses", () => {
     7,
     3,
     "98765",
+    4,
   ]);
 });
 

@@ -124,3 +124,60 @@ Deno.test("answers sent while a write is in flight go out together, whole and in
   for (const w of writes) assert(w.endsWith("\n"), "every write ends at a line end");
   await t.close();
 });
+
+Deno.test("a small answer with nothing else open is written synchronously; otherwise, and for big lines, asynchronously", async () => {
+  const order: string[] = [];
+  const output = new WritableStream<Uint8Array>({ write: (b) => void order.push(`async:${dec(b)}`) });
+  // What the next synchronous writes do: write so many bytes, or find the descriptor would block.
+  const plan: (number | "block")[] = [];
+  const syncOutput = {
+    writeSync(p: Uint8Array): number {
+      const step = plan.shift() ?? p.length;
+      if (step === "block") throw new Deno.errors.WouldBlock("full");
+      order.push(`sync:${dec(p.subarray(0, step))}`);
+      return step;
+    },
+  };
+  let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const input = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+  const t = new LineTransport({ input, output, syncOutput });
+  const got: number[] = [];
+  t.onmessage = (m) => void got.push((m as { id: number }).id);
+  await t.start();
+  const until = async (n: number) => {
+    while (got.length < n) await new Promise((r) => setTimeout(r, 1));
+  };
+  // One request, answered: synchronously.
+  feed.enqueue(enc('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'));
+  await until(1);
+  await t.send({ jsonrpc: "2.0", id: 1, result: {} });
+  assertEquals(order, ['sync:{"jsonrpc":"2.0","id":1,"result":{}}\n']);
+  // Two requests open: the first answer goes asynchronously (the client may be writing, not reading).
+  order.length = 0;
+  feed.enqueue(enc('{"jsonrpc":"2.0","id":2,"method":"ping"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n'));
+  await until(3);
+  await t.send({ jsonrpc: "2.0", id: 2, result: {} });
+  assertEquals(order, ['async:{"jsonrpc":"2.0","id":2,"result":{}}\n']);
+  // Half a request read: asynchronously too.
+  order.length = 0;
+  feed.enqueue(enc('{"jsonrpc":"2.0","id":4,'));
+  await new Promise((r) => setTimeout(r, 5));
+  await t.send({ jsonrpc: "2.0", id: 3, result: {} });
+  assertEquals(order, ['async:{"jsonrpc":"2.0","id":3,"result":{}}\n']);
+  feed.enqueue(enc('"method":"ping"}\n'));
+  await until(4);
+  // A big answer: asynchronously.
+  order.length = 0;
+  await t.send({ jsonrpc: "2.0", id: 4, result: { big: "b".repeat(20_000) } });
+  assert(order.length === 1 && order[0]!.startsWith("async:"), order.join());
+  // A descriptor that would block after part of the line: the rest follows asynchronously, in order.
+  order.length = 0;
+  feed.enqueue(enc('{"jsonrpc":"2.0","id":5,"method":"ping"}\n'));
+  await until(5);
+  plan.push(10, "block");
+  await t.send({ jsonrpc: "2.0", id: 5, result: {} });
+  assertEquals(order.map((o) => o.split(":")[0]), ["sync", "async"]);
+  const whole = order.map((o) => o.replace(/^(sync|async):/, "")).join("");
+  assertEquals(whole, '{"jsonrpc":"2.0","id":5,"result":{}}\n');
+  await t.close();
+});

@@ -42,6 +42,16 @@ interface HotSlot {
   next: 0 | 1;
   /** `names[next]` holds the copy the previous commit set aside (else it is made new). */
   held: boolean;
+  /** A change written into `names[next]` waits to be published or abandoned. */
+  staged: boolean;
+}
+
+/** A change of a hot JSON file written beside it: {@link HotFiles.stageJson}. */
+export interface StagedJson {
+  /** Puts the change in place. Never throws. */
+  publish(): Promise<void>;
+  /** Leaves the file as it was. */
+  abandon(): void;
 }
 
 /** Shorter text than the copy being reused is padded with JSON whitespace, up to this many bytes (else truncated). */
@@ -71,40 +81,59 @@ export class HotFiles {
    * @throws {AppError} STATE_WRITE_FAILED (the target is unchanged)
    */
   commit(path: string, text: string): void {
+    this.#stage(path, text).publish();
+  }
+
+  /**
+   * Writes `text` into the spare of `path` now and puts it in place later: `publish()` (a link and a rename) makes
+   * it the file, `abandon()` leaves the file as it was. For a change that becomes true only once something else
+   * finished (a send's record, once tmux typed the text): the writing overlaps that wait. One staged change per
+   * file at a time (a second one meanwhile is refused).
+   * @throws {AppError} STATE_WRITE_FAILED (the target is unchanged)
+   */
+  #stage(path: string, text: string): { publish(): void; abandon(): void } {
     let slot = this.#slots.get(path);
     if (!slot) {
-      slot = { names: [atomicTempName(path), atomicTempName(path)], next: 0, held: false };
+      slot = { names: [atomicTempName(path), atomicTempName(path)], next: 0, held: false, staged: false };
       this.#slots.set(path, slot);
       removeStaleSpares(path);
     }
+    if (slot.staged) throw writeFailed(new Error(`a change of ${path} is already staged`));
     const spare = slot.names[slot.next];
     const aside = slot.names[slot.next === 0 ? 1 : 0];
-    const bytes = encoder.encode(text);
-    try {
-      const { file, size } = openSpare(spare, slot.held);
-      try {
-        let data = bytes;
-        if (size > bytes.length && size - bytes.length <= MAX_PAD_BYTES) {
-          data = new Uint8Array(size).fill(SPACE);
-          data.set(bytes);
-        } else if (size > bytes.length) {
-          file.truncateSync(0);
-        }
-        let off = 0;
-        while (off < data.length) off += file.writeSync(data.subarray(off));
-      } finally {
-        file.close();
-      }
-      const linked = linkAside(path, aside);
-      Deno.renameSync(spare, path);
-      slot.held = linked;
-      slot.next = slot.next === 0 ? 1 : 0;
-    } catch (err) {
+    const s = slot;
+    const failed = (err: unknown): AppError => {
       // The spare may be half written: made again next time.
-      slot.held = false;
+      s.held = false;
+      s.staged = false;
       removeIfThere(spare);
-      throw writeFailed(err);
+      return writeFailed(err);
+    };
+    try {
+      writeSpare(spare, s.held, encoder.encode(text));
+    } catch (err) {
+      throw failed(err);
     }
+    s.staged = true;
+    // The spare written is a copy of ours alone (its link count was checked): reusable even when abandoned.
+    s.held = true;
+    return {
+      publish: () => {
+        if (!s.staged) return;
+        try {
+          const linked = linkAside(path, aside);
+          Deno.renameSync(spare, path);
+          s.held = linked;
+          s.next = s.next === 0 ? 1 : 0;
+          s.staged = false;
+        } catch (err) {
+          throw failed(err);
+        }
+      },
+      abandon: () => {
+        s.staged = false;
+      },
+    };
   }
 
   /**
@@ -112,12 +141,32 @@ export class HotFiles {
    * session's directory) the usual atomic write without an fsync. Never throws: these files can be rebuilt.
    */
   async putJson(path: string, value: unknown): Promise<void> {
+    await this.stageJson(path, value).publish();
+  }
+
+  /**
+   * {@link putJson} in two steps (see #stage): the JSON of `value` is written now, and `publish()` puts it in place
+   * (by the usual atomic write when the spare could not be written or put in place). Never throws.
+   */
+  stageJson(path: string, value: unknown): StagedJson {
+    const text = jsonText(value);
+    let staged: { publish(): void; abandon(): void } | null = null;
     try {
-      return this.commit(path, jsonText(value));
+      staged = this.#stage(path, text);
     } catch {
-      // the usual way below
+      // published the usual way below
     }
-    await writeJsonAtomic(path, value, { sync: false }).catch(() => {});
+    return {
+      publish: async () => {
+        try {
+          if (staged) return staged.publish();
+        } catch {
+          // the usual way below
+        }
+        await writeJsonAtomic(path, value, { sync: false }).catch(() => {});
+      },
+      abandon: () => staged?.abandon(),
+    };
   }
 
   /** Forgets `path` and removes its spares (a closed session's files). Never throws. */
@@ -155,6 +204,24 @@ function removeStaleSpares(path: string): void {
     }
   } catch {
     // no directory: nothing to clear
+  }
+}
+
+/** Writes `bytes` into spare `name` (see {@link openSpare}), padded or truncated as the reused copy needs. */
+function writeSpare(name: string, held: boolean, bytes: Uint8Array): void {
+  const { file, size } = openSpare(name, held);
+  try {
+    let data = bytes;
+    if (size > bytes.length && size - bytes.length <= MAX_PAD_BYTES) {
+      data = new Uint8Array(size).fill(SPACE);
+      data.set(bytes);
+    } else if (size > bytes.length) {
+      file.truncateSync(0);
+    }
+    let off = 0;
+    while (off < data.length) off += file.writeSync(data.subarray(off));
+  } finally {
+    file.close();
   }
 }
 

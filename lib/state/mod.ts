@@ -1,6 +1,14 @@
 /** State on disk: the owner-only root and atomic files. */
 export { ensurePrivateDir, privateDirProblem } from "./private_dir.ts";
-export { createExclusiveJson, HotFiles, jsonText, readJsonFile, writeFileAtomic, writeJsonAtomic } from "./atomic.ts";
+export {
+  createExclusiveJson,
+  HotFiles,
+  jsonText,
+  readJsonFile,
+  type StagedJson,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from "./atomic.ts";
 export { StateLayout } from "./layout.ts";
 export {
   type JudgeOptions,

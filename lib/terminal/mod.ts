@@ -1,5 +1,5 @@
 /** The terminal layer's way in. */
-export { Terminal } from "./terminal.ts";
+export { NotShellSession, Terminal } from "./terminal.ts";
 export { buildTerminal } from "./build.ts";
 export type { BuildTerminalOptions } from "./build.ts";
 export type { KeyResult, OpenInput, OpenResult, SendInput, SendResult, SessionRow, TerminalDeps } from "./terminal.ts";

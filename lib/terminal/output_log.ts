@@ -45,6 +45,10 @@ export interface LogLayout extends LogExtent {
  */
 // deno-lint-ignore require-await
 export async function scanLog(dir: string, segmentBytes: number): Promise<LogLayout> {
+  return scanLogSync(dir, segmentBytes);
+}
+
+function scanLogSync(dir: string, segmentBytes: number): LogLayout {
   const found: { base: number; index: number; name: string }[] = [];
   const markers: string[] = [];
   const baseSet = new Set<number>();
@@ -87,6 +91,76 @@ export async function scanLog(dir: string, segmentBytes: number): Promise<LogLay
   }
   const end = Math.max(last.index * segmentBytes + lastSize, newestBase * segmentBytes);
   return { ...layout, lastSize, start: valid[0]!.index * segmentBytes, end };
+}
+
+/** What {@link LogEnds} keeps of a segment directory it listed. */
+interface ListedLog {
+  segmentBytes: number;
+  ino: number | null;
+  /** The directory's mtime before it was listed (ms). */
+  mtime: number;
+  /** The last segment's file and index (null: none), and the newest writer's base offset. */
+  last: string | null;
+  lastIndex: number;
+  floor: number;
+}
+
+/**
+ * A directory whose mtime is at least this much older than the moment it was listed had no entry added or removed
+ * since (file times come from a clock that runs a tick behind; a tick is at most 10 ms).
+ */
+const SETTLED_DIR_MS = 50;
+
+/**
+ * The end of a session's log, as {@link logExtent} gives it, for the send path: while the segment directory is
+ * unchanged since this instance listed it (same inode and mtime, and that mtime was settled when it was listed), the
+ * end is the last segment's size from one stat, with no listing. Any file made or removed there (a rotation, a
+ * restarted writer's segment or gap marker, pruning) changes the directory's mtime, and it is listed again.
+ */
+export class LogEnds {
+  readonly #dirs = new Map<string, ListedLog>();
+
+  /** The end of the log in `dir` (one past the last byte written). */
+  end(dir: string, segmentBytes: number): number {
+    let info: Deno.FileInfo | null = null;
+    try {
+      info = Deno.statSync(dir);
+    } catch {
+      // no directory: listed below (an empty log)
+    }
+    const mtime = info?.mtime?.getTime() ?? null;
+    const known = this.#dirs.get(dir);
+    if (known && info && known.segmentBytes === segmentBytes && known.ino === info.ino && known.mtime === mtime) {
+      if (known.last === null) return known.floor;
+      try {
+        return Math.max(known.lastIndex * segmentBytes + Deno.statSync(join(dir, known.last)).size, known.floor);
+      } catch {
+        // gone meanwhile: listed again below
+      }
+    }
+    const listedAt = Date.now();
+    const layout = scanLogSync(dir, segmentBytes);
+    this.#dirs.delete(dir);
+    if (info && info.ino !== null && mtime !== null && listedAt - mtime >= SETTLED_DIR_MS) {
+      // Sessions closed leave entries: a long-lived server starts over now and then (a miss only lists again).
+      if (this.#dirs.size >= 4096) this.#dirs.clear();
+      const n = layout.segments.length;
+      this.#dirs.set(dir, {
+        segmentBytes,
+        ino: info.ino,
+        mtime,
+        last: n > 0 ? layout.files[n - 1]! : null,
+        lastIndex: n > 0 ? layout.segments[n - 1]! : 0,
+        floor: (layout.bases[layout.bases.length - 1] ?? 0) * segmentBytes,
+      });
+    }
+    return layout.end;
+  }
+
+  /** Forgets `dir` (a closed session's log). */
+  forget(dir: string): void {
+    this.#dirs.delete(dir);
+  }
 }
 
 /** Reads the segment directory. A missing directory is an empty log. */

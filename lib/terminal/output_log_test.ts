@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { gapMarkerName, outputSinkCommand, parseSegmentName, segmentName } from "../../platform/mod.ts";
-import { logExtent, pruneLog, readLog, scanLog } from "./output_log.ts";
+import { logExtent, LogEnds, pruneLog, readLog, scanLog } from "./output_log.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -142,5 +142,58 @@ Deno.test("a read from before a restarted writer's base, with nothing older on d
     await Deno.remove(`${dir}/${segmentName(2, 2)}`);
     const rotated = await readLog(dir, 10, 21, 100);
     assertEquals([dec.decode(rotated.bytes), rotated.truncated, rotated.gaps], ["more", true, []]);
+  });
+});
+
+Deno.test("LogEnds: the end from one stat while the directory is unchanged, listed again after any file is made or removed", async () => {
+  await withDir(async (dir) => {
+    const ends = new LogEnds();
+    const settle = () => Deno.utimeSync(dir, new Date(Date.now() - 5_000), new Date(Date.now() - 5_000));
+    const same = async () => assertEquals(ends.end(dir, 10), (await logExtent(dir, 10)).end);
+    // An empty (or missing) log.
+    await same();
+    await Deno.writeFile(`${dir}/${segmentName(0)}`, enc.encode("abc"));
+    settle();
+    await same();
+    // Growth of the last segment: seen without a listing.
+    await Deno.writeFile(`${dir}/${segmentName(0)}`, enc.encode("defg"), { append: true });
+    await same();
+    // A rotation: a new file changes the directory's mtime, so it is listed again.
+    await Deno.writeFile(`${dir}/${segmentName(0)}`, enc.encode("hij"), { append: true });
+    await Deno.writeFile(`${dir}/${segmentName(1)}`, enc.encode("k"));
+    await same();
+    assertEquals(ends.end(dir, 10), 11);
+    settle();
+    await same();
+    // A restarted writer's gap marker, then its first segment.
+    await Deno.writeFile(`${dir}/${gapMarkerName(7)}`, new Uint8Array());
+    assertEquals(ends.end(dir, 10), 70);
+    settle();
+    assertEquals(ends.end(dir, 10), 70);
+    await Deno.writeFile(`${dir}/${segmentName(7, 7)}`, enc.encode("zz"));
+    await same();
+    assertEquals(ends.end(dir, 10), 72);
+    // Pruning (a file removed) and a directory made again (a closed and reopened session).
+    settle();
+    await same();
+    await Deno.remove(`${dir}/${segmentName(0)}`);
+    await same();
+    const logs = await names(dir);
+    for (const n of logs) await Deno.remove(`${dir}/${n}`);
+    await same();
+    assertEquals(ends.end(dir, 10), 0);
+  });
+});
+
+Deno.test("LogEnds: a directory changed in the moments before it was listed is listed again next time", async () => {
+  await withDir(async (dir) => {
+    const ends = new LogEnds();
+    await Deno.writeFile(`${dir}/${segmentName(0)}`, enc.encode("abc"));
+    // Listed right after a change (a file time runs a clock tick behind): not trusted, even with the same mtime.
+    assertEquals(ends.end(dir, 10), 3);
+    const m = Deno.statSync(dir).mtime!;
+    await Deno.writeFile(`${dir}/${segmentName(1)}`, enc.encode("d"));
+    Deno.utimeSync(dir, m, m);
+    assertEquals(ends.end(dir, 10), 11);
   });
 });

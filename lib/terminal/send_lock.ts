@@ -81,7 +81,7 @@ export async function withSendLock<T>(
   try {
     return await fn(hold);
   } finally {
-    if (readOwnerSync(path)?.token === MY_RECORD.token) {
+    if (ownRecordThere(path)) {
       try {
         Deno.removeSync(path);
       } catch {
@@ -90,6 +90,26 @@ export async function withSendLock<T>(
     }
     unlockAndClose(file);
   }
+}
+
+/**
+ * Inodes of this process's record copies (`send.lock.<pid>-<hash>.rec`) as linked into place: a record at the lock's
+ * path with that inode is ours without reading it.
+ */
+const linkedInodes = new Map<string, number>();
+
+/** Whether the record at `path` is this process's: the copy it linked (one lstat), else by its token. */
+function ownRecordThere(path: string): boolean {
+  const ino = linkedInodes.get(`${path}${SPARE_SUFFIX}`);
+  if (ino !== undefined) {
+    try {
+      if (Deno.lstatSync(path).ino === ino) return true;
+    } catch {
+      return false;
+    }
+  }
+  // Taken over from a dead owner (written, not linked), or no inodes here: read its token.
+  return readOwnerSync(path)?.token === MY_RECORD.token;
 }
 
 type Attempt = { file: Deno.FsFile; hold: Omit<SendLockHold, "waited"> } | { busy: number | null };
@@ -163,6 +183,7 @@ function linkRecord(path: string, sessionId: string): boolean {
   for (let tries = 0;; tries++) {
     try {
       Deno.linkSync(spare, path);
+      if (!linkedInodes.has(spare)) rememberInode(spare, path);
       return true;
     } catch (err) {
       if (err instanceof Deno.errors.AlreadyExists) return false;
@@ -172,7 +193,20 @@ function linkRecord(path: string, sessionId: string): boolean {
         });
       }
     }
+    linkedInodes.delete(spare);
     writeSpare(spare, sessionId);
+  }
+}
+
+/** Notes the inode of `spare` as just linked at `path` (once per copy; none where the OS reports no inodes). */
+function rememberInode(spare: string, path: string): void {
+  try {
+    const ino = Deno.lstatSync(path).ino;
+    // Closed sessions leave entries: a long-lived server starts over now and then (a miss only reads the token).
+    if (linkedInodes.size >= 4096) linkedInodes.clear();
+    if (ino !== null) linkedInodes.set(spare, ino);
+  } catch {
+    // gone meanwhile: read by token at release
   }
 }
 

@@ -24,6 +24,11 @@ export interface SessionMeta {
   /** Log segment size and how many segments are kept. */
   segment_bytes: number;
   keep_segments: number;
+  /**
+   * `shell`: opened by pty_open (never an agent's session); `program`: opened for a program (an agent CLI). Absent in
+   * metas written before it existed: unknown.
+   */
+  kind?: "shell" | "program";
 }
 
 /** Reads a session's meta; null when aiterm has no record of it. */

@@ -267,3 +267,64 @@ Deno.test("HotFiles.commit(): spares a process that ended left beside the file a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the send lock's release removes only a record that is this holder's (linked copy, or taken over)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/send.lock`;
+    // Linked: the record is this process's copy, removed at the end without reading it.
+    await withSendLock(path, { sessionId: "s" }, () => Promise.resolve());
+    await withSendLock(path, { sessionId: "s" }, () => Promise.resolve());
+    assertEquals(await readJsonFile(path), null);
+    // Replaced under the holder by someone not of this protocol (another inode, another token): left alone.
+    await withSendLock(path, { sessionId: "s" }, async () => {
+      Deno.removeSync(path);
+      await Deno.writeTextFile(path, JSON.stringify({ pid: 1, identity: null, token: "other", at: "" }));
+    });
+    assertEquals(await readJsonFile<{ token: string }>(path).then((r) => r?.token), "other");
+    Deno.removeSync(path);
+    // Removed under the holder: the release does not fail.
+    await withSendLock(path, { sessionId: "s" }, () => Promise.resolve(Deno.removeSync(path)));
+    assertEquals(await readJsonFile(path), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("HotFiles.stageJson(): the file changes only on publish; an abandoned change leaves it whole", async () => {
+  const dir = await Deno.makeTempDir();
+  const hot = new HotFiles();
+  try {
+    const path = `${dir}/lastcmd.json`;
+    await hot.putJson(path, { n: 1 });
+    const staged = hot.stageJson(path, { n: 2 });
+    assertEquals(await readJsonFile(path), { n: 1 }, "staged, not yet in place");
+    await staged.publish();
+    assertEquals(await readJsonFile(path), { n: 2 });
+    await staged.publish();
+    assertEquals(await readJsonFile(path), { n: 2 }, "a second publish changes nothing");
+    const dropped = hot.stageJson(path, { n: 3, text: "x".repeat(100) });
+    dropped.abandon();
+    assertEquals(await readJsonFile(path), { n: 2 }, "abandoned");
+    // The spare an abandoned change wrote is reused: still two inodes, and the next change is whole.
+    await hot.putJson(path, { n: 4 });
+    assertEquals(await readJsonFile(path), { n: 4 });
+    assertEquals([...Deno.readDirSync(dir)].length, 2);
+    // Two changes of one file staged at once: the second goes the usual atomic way; the last published wins.
+    const a = hot.stageJson(path, { n: 5 });
+    const b = hot.stageJson(path, { n: 6 });
+    await a.publish();
+    assertEquals(await readJsonFile(path), { n: 5 });
+    await b.publish();
+    assertEquals(await readJsonFile(path), { n: 6 });
+    await hot.putJson(path, { n: 7 });
+    assertEquals(await readJsonFile(path), { n: 7 });
+    // A directory that went away (a closed session): staging and publishing never throw, and write nothing.
+    const gone = `${dir}/gone/lastcmd.json`;
+    const lost = hot.stageJson(gone, { n: 8 });
+    await lost.publish();
+    assertEquals(await readJsonFile(gone), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -24,13 +24,13 @@ import {
   sameProcessStat,
   sweepScratch,
 } from "../../platform/mod.ts";
-import type { Multiplexer, MuxSession, ProcStat } from "../../platform/mod.ts";
+import type { Multiplexer, MuxSession, PasteIfReady, ProcStat } from "../../platform/mod.ts";
 import { assertInputSize, utf8Chunks } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
 import { decideMark } from "./mark_target.ts";
 import { watchLog } from "./log_watch.ts";
 import { LogSupervisor } from "./log_supervisor.ts";
-import { logExtent, pruneLog, readLog } from "./output_log.ts";
+import { LogEnds, logExtent, pruneLog, readLog } from "./output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
 import { NO_PAGER_ENV } from "./pager_env.ts";
 import { readSendLock, withSendLock } from "./send_lock.ts";
@@ -86,6 +86,14 @@ export interface SendInput {
   raw?: boolean | undefined;
   /** Append an end sentinel with a per-send nonce and the exit status; a string picks the dialect of a nested shell. */
   mark?: boolean | "posix" | "pwsh" | undefined;
+}
+
+/** A send with `shellOnly` found a session pty_open did not open (nothing was typed): look at it again. */
+export class NotShellSession extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is not a session pty_open opened`);
+    this.name = "NotShellSession";
+  }
 }
 
 /** Receipt of {@link Terminal.send}. */
@@ -190,6 +198,8 @@ export class Terminal {
   readonly readBuffers = new ReadBuffers();
   /** The read cursors' and last sends' files, replaced without making or freeing an inode (lib/state/atomic.ts). */
   readonly hotFiles = new HotFiles();
+  /** Log ends for sends, from one stat while a log's directory is unchanged. */
+  readonly #logEnds = new LogEnds();
   /** Lines typed into a session's shell that it may not have taken yet (./type_ahead.ts). */
   readonly #typeAhead = new TypeAhead();
 
@@ -290,6 +300,7 @@ export class Terminal {
       cwd,
       env_names: envNames,
       integration: integration ? "osc133" : null,
+      kind: "shell",
     });
     await this.#start(meta, {
       argv: integration?.argv ?? shellArgv(shellPath, dialect?.id ?? null),
@@ -362,6 +373,7 @@ export class Terminal {
       cwd: input.cwd,
       env_names: [...Object.keys(built.env), CHILD_VARS.sessionId],
       integration: null,
+      kind: "program",
     });
     // An agent CLI that exits leaves its last screen (why it exited) readable until pty_close.
     await this.#start(
@@ -375,7 +387,7 @@ export class Terminal {
 
   /** A new session's meta: a fresh generation and this server's log settings. */
   #newMeta(
-    fields: Pick<SessionMeta, "id" | "shell" | "shell_path" | "dialect" | "cwd" | "env_names" | "integration">,
+    fields: Pick<SessionMeta, "id" | "shell" | "shell_path" | "dialect" | "cwd" | "env_names" | "integration" | "kind">,
   ): SessionMeta {
     return {
       schema: "aiterm.session.v1",
@@ -604,7 +616,7 @@ export class Terminal {
    * @throws {AppError} SESSION_NOT_FOUND, SESSION_ENDED, INPUT_TOO_LARGE, SEND_LOCK_BUSY, SEND_LOCK_STALE,
    *   MARK_UNAVAILABLE
    */
-  async send(input: SendInput): Promise<SendResult> {
+  async send(input: SendInput, options: { shellOnly?: boolean } = {}): Promise<SendResult> {
     const raw = input.raw ?? false;
     const enter = input.enter ?? true;
     const mark = input.mark ?? false;
@@ -626,20 +638,25 @@ export class Terminal {
     // A line just typed into the shell that it has not taken yet: wait for it first (./type_ahead.ts).
     await this.#typeAhead.settle(input.session_id, this.#typeAheadLook(input.session_id));
     // Decided before the lock, so it is held only to type: the pane, the payload and its chunks.
-    let plan = await this.#planSend(input.session_id, text, raw, enter, mark);
+    // shellOnly: the caller skipped its own look at the session because it was remembered as pty_open's.
+    const shellOnly = <P extends SendPlan>(p: P): P => {
+      if (options.shellOnly && p.meta?.kind !== "shell") throw new NotShellSession(input.session_id);
+      return p;
+    };
+    let plan = shellOnly(await this.#planSend(input.session_id, text, raw, enter, mark));
     return await withSendLock(
       this.#layout.sessionSendLock(input.session_id),
       { sessionId: input.session_id },
       async (hold) => {
         // After a wait (or a dead sender's lock) the foreground may have changed: decide again.
         if (hold.waited || hold.recoveredStaleLock) {
-          plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
+          plan = shellOnly(await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true }));
         }
         let typed: { cursor: number } | null = null;
         while (!typed) {
           typed = await this.#typePlan(input.session_id, plan, raw, enter);
           // The remembered pane was gone, dead or without its log writer: nothing was typed; ask tmux, decide again.
-          if (!typed) plan = await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true });
+          if (!typed) plan = shellOnly(await this.#planSend(input.session_id, text, raw, enter, mark, { ask: true }));
         }
         const { cursor } = typed;
         if (enter && plan.atOwnShell && plan.meta?.integration === "osc133") {
@@ -658,6 +675,14 @@ export class Terminal {
         };
       },
     );
+  }
+
+  /**
+   * Whether session `id` is remembered (from an earlier send of this process) as one pty_open opened, which is
+   * never an agent's. Not checked against the pane here: {@link send} with `shellOnly` checks it.
+   */
+  remembersShell(id: string): boolean {
+    return this.#panes.get(id)?.meta?.kind === "shell";
   }
 
   /** A read saw the shell's mark or the sentinel after session `id`'s last send: its shell took that line. */
@@ -700,7 +725,7 @@ export class Terminal {
     let end: number | null = null;
     if (meta) await this.#checkLogWriter(meta, live.piped, (e) => (end = e), !plan.remembered);
     // The check's own look at the log gives the cursor when the writer was fine (else the log is looked at again).
-    const cursor = meta ? end ?? (await logExtent(this.#layout.sessionLogDir(meta.id), meta.segment_bytes)).end : 0;
+    const cursor = meta ? end ?? this.#logEnds.end(this.#layout.sessionLogDir(meta.id), meta.segment_bytes) : 0;
     const last: LastSend = {
       text: plan.secret ? "" : plan.body.slice(0, 4096),
       at: new Date().toISOString(),
@@ -711,23 +736,28 @@ export class Terminal {
       mark_process: plan.markProcess,
     };
     const options = { exact: raw, keysAfter: enter ? ["Enter"] : [] };
+    const remembered = plan.remembered && this.#mux.pasteIfReady !== undefined;
+    const pasting: Promise<PasteIfReady> = remembered
+      ? this.#mux.pasteIfReady!(id, plan.chunks, options)
+      : this.#mux.pasteText(id, plan.chunks, options).then(() => "typed" as const);
+    // The record is written while tmux types (the paste's line is on its way), and put in place once it typed.
+    const record = this.hotFiles.stageJson(this.#layout.sessionLastCommand(id), last);
+    let r: PasteIfReady;
     try {
-      if (plan.remembered && this.#mux.pasteIfReady) {
-        const r = await this.#mux.pasteIfReady(id, plan.chunks, options);
-        if (r !== "typed") {
-          // Nothing was typed: the caller plans again from what tmux says.
-          this.#panes.delete(id);
-          if (r === "unavailable") this.#oneTripAfter = performance.now() + ONE_TRIP_RETRY_MS;
-          return null;
-        }
-      } else {
-        await this.#mux.pasteText(id, plan.chunks, options);
-      }
+      r = await pasting;
     } catch (err) {
+      record.abandon();
       this.#panes.delete(id);
       throw err;
     }
-    await this.hotFiles.putJson(this.#layout.sessionLastCommand(id), last);
+    if (r !== "typed") {
+      // Nothing was typed: the caller plans again from what tmux says.
+      record.abandon();
+      this.#panes.delete(id);
+      if (r === "unavailable") this.#oneTripAfter = performance.now() + ONE_TRIP_RETRY_MS;
+      return null;
+    }
+    await record.publish();
     return { cursor };
   }
 
@@ -921,6 +951,7 @@ export class Terminal {
     const lock = await readSendLock(this.#layout.sessionSendLock(id));
     this.hotFiles.forget(this.#layout.sessionLastCommand(id));
     this.hotFiles.forget(this.#layout.sessionCursor(id));
+    this.#logEnds.forget(this.#layout.sessionLogDir(id));
     this.#panes.delete(id);
     const kill = async () => {
       if (live) await this.#mux.killSession(id);

@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { eventually, hasTmux } from "../../devkit/env.ts";
-import { INPUT_LIMIT_BYTES, observeSession, readSession } from "../../lib/terminal/mod.ts";
+import { INPUT_LIMIT_BYTES, NotShellSession, observeSession, readSession } from "../../lib/terminal/mod.ts";
 import { AppError } from "../../base/errors.ts";
 import { service, serviceEnv } from "./kit.ts";
 
@@ -184,5 +184,47 @@ Deno.test(
     assertEquals(r.via, "sentinel", "sh has no shell integration: the new meta says so");
     assertStringIncludes(r.text, "second-life");
     assert(!r.text.includes("first-"), "the old session's output is not in the new log");
+  },
+);
+
+Deno.test(
+  "terminal: a shell session another process replaced with a program's under the same name: a shellOnly send types nothing",
+  opts,
+  async () => {
+    await using e = await serviceEnv();
+    await using other = service(e.t);
+    const term = e.svc.terminal;
+    assertEquals(term.remembersShell("i10"), false);
+    await term.open({ name: "i10", shell: "bash" });
+    await term.send({ session_id: "i10", text: "true" });
+    await readSession(term, { session_id: "i10", wait: true, timeout: 10 });
+    assertEquals(term.remembersShell("i10"), true, "remembered from the send");
+    await term.send({ session_id: "i10", text: "true" }, { shellOnly: true });
+    await readSession(term, { session_id: "i10", wait: true, timeout: 10 });
+    // Another aiterm process closes it and opens a program (as agent_launch does) under the same name.
+    await other.terminal.close("i10");
+    await other.terminal.openProgram({
+      name: "i10",
+      cwd: e.t.root,
+      build: () => ({ argv: ["cat"], env: {} }),
+    });
+    let thrown: unknown = null;
+    try {
+      await term.send({ session_id: "i10", text: "not-for-a-program" }, { shellOnly: true });
+    } catch (err) {
+      thrown = err;
+    }
+    assert(thrown instanceof NotShellSession, `thrown: ${thrown}`);
+    assertEquals(term.remembersShell("i10"), false);
+    await new Promise((r) => setTimeout(r, 200));
+    const screen = await readSession(term, { session_id: "i10", screen: true });
+    assert(!screen.text.includes("not-for-a-program"), `typed into the program: ${screen.text}`);
+    // Without shellOnly (what pty_send does once it found no agent record), the send goes through.
+    await term.send({ session_id: "i10", text: "for-cat" });
+    await eventually(
+      async () => (await readSession(term, { session_id: "i10", screen: true })).text.includes("for-cat"),
+      10_000,
+      "cat echoes the line",
+    );
   },
 );

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAgentRecord } from "../../agent/mod.ts";
 import { AppError } from "../../../base/errors.ts";
+import { NotShellSession } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
 import { receiptGuidance, sendToAgent } from "../../agent/delivery/mod.ts";
@@ -23,6 +24,15 @@ export const STALE_LOCK_NOTE =
 
 async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
   await deps.terminal.checkGeneration(input.session_id, input.generation);
+  // A session this process already sent to as pty_open's is never an agent's: no look for an agent record (the
+  // terminal checks the pane is still that session's, and sends nothing when it is not).
+  if (!input.image?.length && deps.terminal.remembersShell(input.session_id)) {
+    try {
+      return await deps.terminal.send(input, { shellOnly: true });
+    } catch (err) {
+      if (!(err instanceof NotShellSession)) throw err;
+    }
+  }
   const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
   if (!rec) {
     if (input.image?.length) {
