@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { gapMarkerName, outputSinkCommand, parseSegmentName, segmentName } from "../../platform/mod.ts";
-import { logExtent, LogEnds, pruneLog, readLog, scanLog } from "./output_log.ts";
+import { LogEnds, logExtent, pruneLog, readLog, scanLog } from "./output_log.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
