@@ -92,21 +92,18 @@ export async function withSendLock<T>(
   }
 }
 
-/**
- * Inodes of this process's record copies (`send.lock.<pid>-<hash>.rec`) as linked into place: a record at the lock's
- * path with that inode is ours without reading it.
- */
-const linkedInodes = new Map<string, number>();
-
-/** Whether the record at `path` is this process's: the copy it linked (one lstat), else by its token. */
+/** Whether the record at `path` is this process's: the copy it linked (two lstats), else by its token. */
 function ownRecordThere(path: string): boolean {
-  const ino = linkedInodes.get(`${path}${SPARE_SUFFIX}`);
-  if (ino !== undefined) {
-    try {
-      if (Deno.lstatSync(path).ino === ino) return true;
-    } catch {
-      return false;
-    }
+  let there: number | null;
+  try {
+    there = Deno.lstatSync(path).ino;
+  } catch {
+    return false;
+  }
+  try {
+    if (there !== null && Deno.lstatSync(`${path}${SPARE_SUFFIX}`).ino === there) return true;
+  } catch {
+    // no copy of ours beside it: read by token
   }
   // Taken over from a dead owner (written, not linked), or no inodes here: read its token.
   return readOwnerSync(path)?.token === MY_RECORD.token;
@@ -183,7 +180,6 @@ function linkRecord(path: string, sessionId: string): boolean {
   for (let tries = 0;; tries++) {
     try {
       Deno.linkSync(spare, path);
-      if (!linkedInodes.has(spare)) rememberInode(spare, path);
       return true;
     } catch (err) {
       if (err instanceof Deno.errors.AlreadyExists) return false;
@@ -193,20 +189,7 @@ function linkRecord(path: string, sessionId: string): boolean {
         });
       }
     }
-    linkedInodes.delete(spare);
     writeSpare(spare, sessionId);
-  }
-}
-
-/** Notes the inode of `spare` as just linked at `path` (once per copy; none where the OS reports no inodes). */
-function rememberInode(spare: string, path: string): void {
-  try {
-    const ino = Deno.lstatSync(path).ino;
-    // Closed sessions leave entries: a long-lived server starts over now and then (a miss only reads the token).
-    if (linkedInodes.size >= 4096) linkedInodes.clear();
-    if (ino !== null) linkedInodes.set(spare, ino);
-  } catch {
-    // gone meanwhile: read by token at release
   }
 }
 
