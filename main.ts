@@ -16,6 +16,7 @@ import { ERRORS_HELP, runErrorsCommand } from "./lib/errors_store/mod.ts";
 import { runRemoteWait } from "./lib/remote/mod.ts";
 import { hookContext, hookNames, runHook } from "./lib/agent/delivery/mod.ts";
 import { parentIntegrations, RECEIVE_USAGE, runCursorReceive } from "./harnesses/clients/mod.ts";
+import { serverStdio } from "./platform/mod.ts";
 
 /** One subcommand: its line in `aiterm-mcp --help` and its own `--help` text. */
 export interface Subcommand {
@@ -90,10 +91,11 @@ async function serve(env: Record<string, string>, config: Config): Promise<void>
   const deps = buildDeps({ env, cwd: Deno.cwd(), config, parents });
   const server = createServer(deps, ALL_TOOLS);
   // Our own framing: every malformed or oversized line gets a JSON-RPC error (lib/mcp/stdio_transport.ts).
-  const transport = new LineTransport();
+  const stdio = serverStdio();
+  const transport = new LineTransport({ input: stdio.input, output: stdio.output });
   transport.onclose = () => Deno.exit(0);
   await server.connect(transport);
-  log("info", "server ready", { version: VERSION, pid: Deno.pid });
+  log("info", "server ready", { version: VERSION, pid: Deno.pid, stdio: stdio.how });
   // Scratch files (typed text) that a server which died mid-send left behind; never another live server's.
   void deps.terminal.sweepScratch();
   // Deliveries whose observing server died (restart, crash) are taken over now and then.

@@ -109,3 +109,4 @@ export function selectMultiplexer(options: SelectMultiplexerOptions): Multiplexe
 }
 export { FileWaker, type WakeReason } from "./file_waker.ts";
 export { isCompiled, selfCommand, SERVER_V8_FLAGS, windowsArgumentList } from "./self_command.ts";
+export { type ServerStdio, serverStdio } from "./stdio.ts";

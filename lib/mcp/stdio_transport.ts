@@ -187,11 +187,6 @@ export class LineFramer {
     }
   }
 
-  /** Whether part of a line was read and its end was not (a request being written). */
-  get partial(): boolean {
-    return this.#size > 0;
-  }
-
   /** The last line when the stream ended without a newline (null when there is none). */
   end(): Frame | null {
     return this.#size > 0 ? this.#finish() : null;
@@ -256,23 +251,10 @@ interface QueuedLine {
 /** The most bytes of queued lines written in one call. */
 const BATCH_BYTES = 256 * 1024;
 
-/** Lines up to this size may be written synchronously (a quarter of a pipe's usual 64 KiB). */
-const SYNC_WRITE_BYTES = 16 * 1024;
-
-/** A synchronous writer (`Deno.stdout`). */
-export interface SyncOutput {
-  writeSync(p: Uint8Array): number;
-}
-
 /** Options for {@link LineTransport}. */
 export interface LineTransportOptions {
   input?: ReadableStream<Uint8Array>;
   output?: WritableStream<Uint8Array>;
-  /**
-   * The same destination as `output`, written synchronously for small lines (see LineTransport's #canWriteNow).
-   * Default: stdout when `output` is stdout too, else none.
-   */
-  syncOutput?: SyncOutput | null;
   maxLineBytes?: number;
 }
 
@@ -284,8 +266,6 @@ export class LineTransport implements Transport {
 
   readonly #input: ReadableStream<Uint8Array>;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  /** Where small lines are written synchronously (see #canWriteNow); null: always through #writer. */
-  readonly #sync: SyncOutput | null;
   readonly #framer: LineFramer;
   readonly #encoder = new TextEncoder();
   #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
@@ -303,7 +283,6 @@ export class LineTransport implements Transport {
   constructor(options: LineTransportOptions = {}) {
     this.#input = options.input ?? Deno.stdin.readable;
     this.#writer = (options.output ?? Deno.stdout.writable).getWriter();
-    this.#sync = options.syncOutput !== undefined ? options.syncOutput : options.output ? null : Deno.stdout;
     this.#framer = new LineFramer(options.maxLineBytes ?? MAX_REQUEST_BYTES);
   }
 
@@ -337,40 +316,8 @@ export class LineTransport implements Transport {
    */
   #write(line: string): Promise<void> {
     const bytes = this.#encoder.encode(line);
-    if (this.#canWriteNow(bytes.length)) return this.#writeNow(bytes);
     return new Promise<void>((resolve, reject) => {
       this.#queued.push({ bytes, resolve, reject });
-      if (!this.#flushing) this.#writes = this.#flush();
-    });
-  }
-
-  /**
-   * Whether a line may be written synchronously, on this thread (no hop to the runtime's I/O thread: a tenth of a
-   * millisecond of every answer on a machine that sleeps between calls). Only a small line, with nothing queued
-   * or in flight before it, when no request is read and unanswered and no request is half read: a client that
-   * waits for its answers is reading them then, so the pipe has room. A client that pipelines requests without
-   * reading answers has some unanswered, and gets the asynchronous write (which never blocks this thread).
-   */
-  #canWriteNow(size: number): boolean {
-    return this.#sync !== null && size <= SYNC_WRITE_BYTES && !this.#flushing && this.#queued.length === 0 &&
-      this.#open.size === 0 && !this.#framer.partial;
-  }
-
-  #writeNow(bytes: Uint8Array): Promise<void> {
-    let off = 0;
-    try {
-      while (off < bytes.length) off += this.#sync!.writeSync(bytes.subarray(off));
-      return Promise.resolve();
-    } catch (err) {
-      const error = err instanceof Error ? err : new Error(String(err));
-      // A descriptor that would block takes the rest asynchronously, after the part written; anything else failed.
-      if (!(err instanceof Deno.errors.WouldBlock)) {
-        this.onerror?.(error);
-        return Promise.reject(error);
-      }
-    }
-    return new Promise<void>((resolve, reject) => {
-      this.#queued.push({ bytes: bytes.subarray(off), resolve, reject });
       if (!this.#flushing) this.#writes = this.#flush();
     });
   }
