@@ -73,6 +73,29 @@ const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 const NOTIFICATION_MEMBERS = new Set(["jsonrpc", "method", "params"]);
 const NOTIFICATIONS = byMethod(ClientNotificationSchema);
 
+/** Whether a message has no member JSON-RPC does not have. */
+function envelopeOnly(value: Record<string, unknown>, isRequest: boolean): boolean {
+  const members = isRequest ? REQUEST_MEMBERS : NOTIFICATION_MEMBERS;
+  for (const k in value) if (!members.has(k)) return false;
+  return true;
+}
+
+/**
+ * Whether `params` is a tools/call's in its plain form, which the SDK's schema accepts: a name, arguments that are an
+ * object (or none), and at most a progress token (a string or an integer) in `_meta`. A task, other `_meta` members or
+ * anything unexpected is not plain, and is judged by the schema as before.
+ */
+function plainToolCall(params: unknown): boolean {
+  if (!isObject(params) || typeof params.name !== "string") return false;
+  for (const k in params) if (k !== "name" && k !== "arguments" && k !== "_meta") return false;
+  if (params.arguments !== undefined && !isObject(params.arguments)) return false;
+  if (params._meta === undefined) return true;
+  if (!isObject(params._meta)) return false;
+  for (const k in params._meta) if (k !== "progressToken") return false;
+  const token = params._meta.progressToken;
+  return token === undefined || typeof token === "string" || Number.isInteger(token);
+}
+
 /** Classifies one parsed JSON value: the message to dispatch, or the problem to answer (see module doc). */
 export function vetMessage(value: unknown): { message: JSONRPCMessage } | { problem: LineProblem } {
   const invalid = (id: Id, why: string, code = JSONRPC_INVALID_REQUEST, answer = true) => ({
@@ -96,6 +119,10 @@ export function vetMessage(value: unknown): { message: JSONRPCMessage } | { prob
     if ("params" in value && !isObject(value.params)) {
       return invalid(id, "params must be an object", JSONRPC_INVALID_PARAMS, isRequest);
     }
+    // The plain tool call (every call of a session) is recognised by hand; anything else about it goes to the schema.
+    if (isRequest && value.method === "tools/call" && plainToolCall(value.params) && envelopeOnly(value, true)) {
+      return { message: value as unknown as JSONRPCMessage };
+    }
     const schema = (isRequest ? REQUESTS : NOTIFICATIONS).get(value.method);
     const checked = schema?.safeParse({ method: value.method, params: value.params });
     if (checked && !checked.success) {
@@ -104,7 +131,7 @@ export function vetMessage(value: unknown): { message: JSONRPCMessage } | { prob
     }
     // A method we know, its params checked above, and no member JSON-RPC does not have: the envelope is whole
     // (the schema below would only say so again, at a cost on every call).
-    if (checked && Object.keys(value).every((k) => (isRequest ? REQUEST_MEMBERS : NOTIFICATION_MEMBERS).has(k))) {
+    if (checked && envelopeOnly(value, isRequest)) {
       return { message: value as unknown as JSONRPCMessage };
     }
   } else if (!("result" in value) && !("error" in value)) {

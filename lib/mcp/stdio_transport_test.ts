@@ -1,6 +1,6 @@
 /** Line framing and vetting of the stdio transport, byte by byte. */
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { type Frame, LineFramer, LineTransport, recoverId, vetLine } from "./stdio_transport.ts";
+import { type Frame, LineFramer, LineTransport, recoverId, vetLine, vetMessage } from "./stdio_transport.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -123,4 +123,36 @@ Deno.test("answers sent while a write is in flight go out together, whole and in
   assert(writes.length >= 2, `${writes.length} writes`);
   for (const w of writes) assert(w.endsWith("\n"), "every write ends at a line end");
   await t.close();
+});
+
+Deno.test("vetLine: a plain tools/call is accepted by hand exactly where the SDK's schema accepts it", () => {
+  const calls: unknown[] = [
+    { name: "x" },
+    { name: "x", arguments: {} },
+    { name: "x", arguments: { a: [1], b: { c: null } } },
+    { name: "x", arguments: {}, _meta: {} },
+    { name: "x", arguments: {}, _meta: { progressToken: "t" } },
+    { name: "x", arguments: {}, _meta: { progressToken: 7 } },
+    { name: "x", _meta: { progressToken: 7.5 } },
+    { name: "x", _meta: { progressToken: null } },
+    { name: "x", _meta: { other: 1 } },
+    { name: "x", _meta: [] },
+    { name: "x", arguments: [] },
+    { name: "x", arguments: null },
+    { name: "x", arguments: "a" },
+    { name: 5 },
+    { arguments: {} },
+    { name: "x", task: { ttl: 1000 } },
+    { name: "x", extra: true },
+    { name: "x", arguments: {}, __proto__: null },
+  ];
+  for (const params of calls) {
+    const line = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params });
+    const v = vetLine(enc(line));
+    const viaSchema = vetMessage({ jsonrpc: "2.0", id: 1, method: "tools/call", params, probe: 1 });
+    // The same verdict as the schema's (the unknown member `probe` makes the schema path run to its end).
+    const accepted = v !== null && "message" in v;
+    const schemaAccepts = "problem" in viaSchema && viaSchema.problem.code === -32600;
+    assertEquals(accepted, schemaAccepts, line);
+  }
 });
