@@ -54,31 +54,43 @@ function split(out: string): { ids: unknown[]; logs: Record<string, unknown>[] }
 const PINGS = 3000;
 const expectedIds = [0, ...Array.from({ length: PINGS }, (_, i) => i + 1)];
 
+/**
+ * Runs `command` with every request written before a byte is read back (3000 answers, over 64 KiB, wait in the pipe
+ * meanwhile), then the end of stdin; returns what it wrote and how it ended.
+ */
+async function serveAll(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ out: string; err: string; code: number }> {
+  const child = new Deno.Command(command, {
+    args,
+    env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(script(PINGS)));
+  await new Promise((r) => setTimeout(r, 500));
+  await writer.close();
+  const [out, err, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  return { out, err, code: status.code };
+}
+
 Deno.test(
   "stdio over pipes: on the event loop; every request answered in order; end of stdin ends the server",
   opts,
   async () => {
     await using t = await makeTestEnv({ AITERM_LOG: "info" });
     const { command, args } = serverCommand();
-    const child = new Deno.Command(command, {
-      args,
-      env: t.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    // Everything is written before a byte is read back: 3000 answers (over 64 KiB) wait in the pipe meanwhile.
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(script(PINGS)));
-    await new Promise((r) => setTimeout(r, 500));
-    await writer.close();
-    const [out, err, status] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.status,
-    ]);
-    assertEquals(status.code, 0, err.slice(-2000));
+    const { out, err, code } = await serveAll(command, args, t.env);
+    assertEquals(code, 0, err.slice(-2000));
     assertEquals(split(out).ids, expectedIds);
     const ready = split(err).logs.find((l) => l.msg === "server ready");
     assertEquals(ready?.stdio, { input: "event_loop", output: "event_loop" });
@@ -92,20 +104,8 @@ Deno.test(
     await using t = await makeTestEnv({ AITERM_LOG: "debug" });
     const { command, args } = serverCommand();
     const argv = [command, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
-    const child = new Deno.Command("sh", {
-      args: ["-c", `exec ${argv} 2>&1`],
-      env: t.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(script(PINGS)));
-    await new Promise((r) => setTimeout(r, 500));
-    await writer.close();
-    const [out, status] = await Promise.all([new Response(child.stdout).text(), child.status]);
-    assertEquals(status.code, 0);
+    const { out, err, code } = await serveAll("sh", ["-c", `exec ${argv} 2>&1`], t.env);
+    assertEquals(code, 0, err.slice(-2000));
     const { ids, logs } = split(out);
     assertEquals(ids, expectedIds);
     assertEquals(logs.find((l) => l.msg === "server ready")?.stdio, { input: "event_loop", output: "runtime" });
