@@ -19,7 +19,7 @@ import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import type { LastSend } from "./last_send.ts";
 import { waitingAtOwnPrompt } from "./foreground.ts";
 import { promptAt, promptHint, type PromptKind } from "./prompt.ts";
-import { watchLog } from "./log_watch.ts";
+import { LazyLogWaker, watchLog } from "./log_watch.ts";
 import { PaneBatch } from "./pane_batch.ts";
 import { readLog } from "./output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
@@ -82,10 +82,11 @@ export interface WaitSpec {
   /** Whether the session's files still exist (false after pty_close). */
   sessionFilesExist: () => Promise<boolean>;
   /**
-   * The pane as the caller asked for it just before the wait, together with its own checks (retention, the log
-   * writer): the first look at the pane uses it, and the first round of those checks is not repeated.
+   * Asks for the pane the way the caller does it, together with its own checks (retention, the log writer): the first
+   * look at the pane uses it, and the first round of those checks is not repeated. Called only when the log does not
+   * decide at the first look (a command that already ended is answered from the log alone, without tmux).
    */
-  firstPane?: Promise<MuxSession | null>;
+  firstPane?: () => Promise<MuxSession | null>;
 }
 
 const QUIET_MS = 150;
@@ -179,7 +180,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
   let paneAt = 0;
   let writerAt = performance.now();
   let firstPane = spec.firstPane ?? null;
-  using waker = watchLog(spec.logDir, TICK_MS, spec.signal);
+  using waker = new LazyLogWaker(() => watchLog(spec.logDir, TICK_MS, spec.signal));
   for (;;) {
     // Log evidence first: it is about the last send, and reading files is cheaper than asking tmux.
     if (spec.logDir) {
@@ -212,7 +213,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     }
     // 1. the pane or its shell ended (checked after the log, at most once a tick: each check spawns tmux)
     if (firstPane) {
-      pane = await firstPane;
+      pane = await firstPane();
       firstPane = null;
       paneAt = performance.now();
     } else if (!pane || performance.now() - paneAt >= TICK_MS) {
@@ -320,6 +321,12 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     if (spec.progress && t - lastProgress >= 1000) {
       lastProgress = t;
       await spec.progress(t, spec.timeoutMs);
+    }
+    if (!waker.started) {
+      // The first look did not decide: watch from now on, and look once more (a write just before the watch started
+      // raised no event).
+      waker.begin();
+      continue;
     }
     const why = await waker.next();
     if (why === "aborted") {

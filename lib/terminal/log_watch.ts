@@ -58,3 +58,37 @@ export function watchLog(dir: string | null, tickMs: number, signal: AbortSignal
     [Symbol.dispose]: () => wake[Symbol.dispose](),
   };
 }
+
+/**
+ * A {@link watchLog} started on first need: a wait its first look decides (the command had already ended) starts no
+ * watch, which would cost a watcher thread made and joined for nothing. Whoever starts it looks once more before
+ * waiting: a write between the last look and the start raised no event.
+ */
+export class LazyLogWaker implements Disposable {
+  readonly #start: () => LogWaker;
+  #waker: LogWaker | null = null;
+
+  constructor(start: () => LogWaker) {
+    this.#start = start;
+  }
+
+  /** Whether the watch runs. */
+  get started(): boolean {
+    return this.#waker !== null;
+  }
+
+  /** Starts the watch (once). */
+  begin(): void {
+    this.#waker ??= this.#start();
+  }
+
+  /** The next wake-up (starts the watch if it does not run yet). */
+  next(): Promise<"change" | "tick" | "aborted"> {
+    this.begin();
+    return this.#waker!.next();
+  }
+
+  [Symbol.dispose](): void {
+    this.#waker?.[Symbol.dispose]();
+  }
+}

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { MIN_WAKE_GAP_MS, WAKE_BURST, WakeMeter, watchLog } from "./log_watch.ts";
+import { LazyLogWaker, MIN_WAKE_GAP_MS, WAKE_BURST, WakeMeter, watchLog } from "./log_watch.ts";
 
 Deno.test("a streaming writer wakes the reader once per gap, not once per write; the first change wakes at once", async () => {
   const dir = await Deno.makeTempDir();
@@ -51,4 +51,28 @@ Deno.test("wake-ups are metered: a burst after a quiet spell wakes at once (outp
     meter.spend();
   }
   assert(meter.delay(1_000) > 0);
+});
+
+Deno.test("LazyLogWaker starts its watch once, on first need, and a change after the start wakes the next wait", async () => {
+  const dir = await Deno.makeTempDir();
+  const ac = new AbortController();
+  let started = 0;
+  try {
+    {
+      using unused = new LazyLogWaker(() => (started++, watchLog(dir, 60_000, ac.signal)));
+      assertEquals([unused.started, started], [false, 0], "a wait decided by its first look starts nothing");
+    }
+    using waker = new LazyLogWaker(() => (started++, watchLog(dir, 60_000, ac.signal)));
+    waker.begin();
+    waker.begin();
+    assertEquals([waker.started, started], [true, 1]);
+    // Written after the start and before the wait: kept, and the wait returns at once.
+    await Deno.writeTextFile(`${dir}/seg.aaaaaa`, "x");
+    await new Promise((r) => setTimeout(r, 50));
+    assertEquals(await waker.next(), "change");
+    assertEquals(started, 1);
+  } finally {
+    ac.abort();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

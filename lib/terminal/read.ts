@@ -142,21 +142,29 @@ export async function readSession(
     void (e && e.code !== writerEvents.at(-1)?.code && writerEvents.push(e));
   const waits = input.wait || input.until;
   const floor = Math.max(saved, lastSend?.cursor ?? 0);
-  // A wait asks tmux once for the pane: its pipe state serves the writer check, the rest the wait's first look.
-  const firstPane = meta && waits ? terminal.panes.paneInfo(id) : null;
-  const firstCheck = !meta ? Promise.resolve(null) : firstPane
-    ? firstPane.then(
-      (p) => terminal.logs.check(meta, { floor, piped: p === null || p.paneDead ? null : p.piped !== false }),
-      () => null,
-    )
-    : terminal.logs.check(meta, { floor });
+  // A wait asks tmux for the pane only when its first look at the log does not decide (a command that already ended
+  // is answered from the log alone: the log holds the end the writer recorded). Then that one answer's pipe state
+  // serves the writer check, the rest the wait's first look at the pane.
+  let firstCheck: Promise<WriterEvent | null> = meta && !waits
+    ? terminal.logs.check(meta, { floor })
+    : Promise.resolve(null);
+  const firstPane = meta && waits
+    ? () => {
+      const pane = terminal.panes.paneInfo(id);
+      firstCheck = pane.then(
+        (p) => terminal.logs.check(meta, { floor, piped: p === null || p.paneDead ? null : p.piped !== false }),
+        () => null,
+      );
+      return pane;
+    }
+    : null;
   if (!waits) noteWriter(await firstCheck);
 
   let completion: Completion | null = null;
   const timeoutS = Math.min(Math.max(input.timeout ?? 10, 0), MAX_TIMEOUT_S);
   if (waits) {
-    // A wait starts watching while that check (one tmux round trip) runs: a stopped writer is restarted all the
-    // same, and the wait sees what the new writer records. Its events come first in the warnings.
+    // When the wait asks for the pane, it goes on watching while that check runs: a stopped writer is restarted all
+    // the same, and the wait sees what the new writer records. Its events come first in the warnings.
     const during: WriterEvent[] = [];
     // The file work of the cursor's update is done while waiting, too.
     completion = await waitForCompletion({
