@@ -228,3 +228,38 @@ Deno.test(
     );
   },
 );
+
+Deno.test(
+  "terminal: a waiting read whose first look at the log decides asks tmux nothing; one that waits asks",
+  opts,
+  async () => {
+    await using e = await serviceEnv();
+    const term = e.svc.terminal;
+    await term.open({ name: "i11", shell: "bash" });
+    await readSession(term, { session_id: "i11", wait: true, timeout: 10 });
+    // Counts the pane look-ups a read makes (the batched one a wait uses, and the direct one).
+    let asked = 0;
+    const batched = term.panes.paneInfo.bind(term.panes);
+    term.panes.paneInfo = (id: string) => (asked++, batched(id));
+    const direct = term.mux.paneInfo.bind(term.mux);
+    term.mux.paneInfo = (id: string) => (asked++, direct(id));
+    // Ended before the read: its end mark is in the log.
+    await term.send({ session_id: "i11", text: "echo quick-$((2+3))" });
+    await eventually(
+      async () => (await readSession(term, { session_id: "i11", cursor: 0 })).text.includes("quick-5"),
+      10_000,
+      "the command to end",
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    asked = 0;
+    const r = await readSession(term, { session_id: "i11", wait: true, timeout: 10 });
+    assertEquals([r.is_complete, r.via, r.exit_status, r.state], [true, "shell_integration", 0, "running"]);
+    assertEquals(asked, 0, "decided from the log alone");
+    // Still running when the read starts: the wait looks at the pane (and the log writer) while it waits.
+    await term.send({ session_id: "i11", text: "sleep 0.4; echo slow-$((3+4))" });
+    const w = await readSession(term, { session_id: "i11", wait: true, timeout: 10 });
+    assertEquals([w.is_complete, w.via, w.exit_status], [true, "shell_integration", 0]);
+    assertStringIncludes(w.text, "slow-7");
+    assert(asked > 0, "a wait that did not decide at once asked for the pane");
+  },
+);
