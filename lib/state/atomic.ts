@@ -44,6 +44,8 @@ interface HotSlot {
   held: boolean;
   /** A change written into `names[next]` waits to be published or abandoned. */
   staged: boolean;
+  /** Counts stagings: a publish or abandon of an older one (already ended) does nothing. */
+  stagings: number;
 }
 
 /** A change of a hot JSON file written beside it: {@link HotFiles.stageJson}. */
@@ -94,7 +96,7 @@ export class HotFiles {
   #stage(path: string, text: string): { publish(): void; abandon(): void } {
     let slot = this.#slots.get(path);
     if (!slot) {
-      slot = { names: [atomicTempName(path), atomicTempName(path)], next: 0, held: false, staged: false };
+      slot = { names: [atomicTempName(path), atomicTempName(path)], next: 0, held: false, staged: false, stagings: 0 };
       this.#slots.set(path, slot);
       removeStaleSpares(path);
     }
@@ -115,11 +117,13 @@ export class HotFiles {
       throw failed(err);
     }
     s.staged = true;
+    const mine = ++s.stagings;
     // The spare written is a copy of ours alone (its link count was checked): reusable even when abandoned.
     s.held = true;
+    const current = () => s.staged && s.stagings === mine;
     return {
       publish: () => {
-        if (!s.staged) return;
+        if (!current()) return;
         try {
           const linked = linkAside(path, aside);
           Deno.renameSync(spare, path);
@@ -131,7 +135,7 @@ export class HotFiles {
         }
       },
       abandon: () => {
-        s.staged = false;
+        if (current()) s.staged = false;
       },
     };
   }

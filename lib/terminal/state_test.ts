@@ -319,6 +319,15 @@ Deno.test("HotFiles.stageJson(): the file changes only on publish; an abandoned 
     assertEquals(await readJsonFile(path), { n: 6 });
     await hot.putJson(path, { n: 7 });
     assertEquals(await readJsonFile(path), { n: 7 });
+    // A change that already ended does nothing when published or abandoned again, whatever is staged now.
+    const old = hot.stageJson(path, { n: 70 });
+    old.abandon();
+    const now = hot.stageJson(path, { n: 71 });
+    await old.publish();
+    old.abandon();
+    assertEquals(await readJsonFile(path), { n: 7 });
+    await now.publish();
+    assertEquals(await readJsonFile(path), { n: 71 });
     // A directory that went away (a closed session): staging and publishing never throw, and write nothing.
     const gone = `${dir}/gone/lastcmd.json`;
     const lost = hot.stageJson(gone, { n: 8 });
