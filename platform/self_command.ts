@@ -4,14 +4,15 @@
  */
 import { dirname, join } from "node:path";
 
-/** True when running as a `deno compile` binary. */
 /**
- * V8 flags the server runs with (from source, in tests and in compiled binaries): a small young generation
- * keeps the peak RSS of paging through 200 MB of output under 200 MB (page-sized strings are promoted
- * sooner instead of piling up in a large semi-space); measured with `deno task bench:memory`, no speed cost seen.
+ * V8 flags the server runs with (from source, in tests and in compiled binaries): a small young generation, and V8's
+ * heap sized for memory rather than speed (it collects before the heap grows). Streaming 200 MB of output through an
+ * `until` wait and paging it back peaked at 225–236 MB with the young generation alone and at 110–125 MB with both
+ * (`bench:stress` section 4, `bench:memory`); `pty_send`/`pty_read` latency was the same within noise in an A/B.
  */
-export const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
+export const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4,--optimize-for-size";
 
+/** True when running as a `deno compile` binary. */
 export function isCompiled(): boolean {
   const base = Deno.execPath().split(/[\\/]/).pop() ?? "";
   return !/^deno(\.exe)?$/i.test(base);
