@@ -8,9 +8,9 @@
  * polled by the event loop (node:net on the descriptor: epoll, kqueue), which also never blocks the loop on a full
  * pipe (a write that cannot finish waits for the pipe to drain, like any socket write).
  *
- * Anything else (a terminal, a file, Windows) keeps `Deno.stdin`/`Deno.stdout`. stdout shared with stderr
- * (`2>&1`) keeps them too: the event loop's descriptor is made non-blocking, which would make stderr's log writes
- * fail when that pipe is full.
+ * Anything else (a terminal, a file, Windows) keeps `Deno.stdin`/`Deno.stdout`. A descriptor shared with stderr
+ * (`2>&1`, or one socket for all three) keeps them too: the event loop's descriptor is made non-blocking, which would
+ * make stderr's log writes fail when that pipe is full.
  */
 import { Socket } from "node:net";
 
@@ -23,7 +23,7 @@ export interface ServerStdio {
 
 /** stdin and stdout for the JSON-RPC transport (see the module doc). */
 export function serverStdio(): ServerStdio {
-  const input = polledDescriptor(0) ? readableSocket(0) : null;
+  const input = polledDescriptor(0) && !sameFile(0, 2) ? readableSocket(0) : null;
   const output = polledDescriptor(1) && !sameFile(1, 2) ? writableSocket(1) : null;
   return {
     input: input ?? Deno.stdin.readable,
