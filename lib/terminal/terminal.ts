@@ -198,7 +198,7 @@ export class Terminal {
   readonly readBuffers = new ReadBuffers();
   /** The read cursors' and last sends' files, replaced without making or freeing an inode (lib/state/atomic.ts). */
   readonly hotFiles = new HotFiles();
-  /** Log ends for sends, from one stat while a log's directory is unchanged. */
+  /** Log ends for sends and keys, from one stat while a log's directory is unchanged. */
   readonly #logEnds = new LogEnds();
   /** Lines typed into a session's shell that it may not have taken yet (./type_ahead.ts). */
   readonly #typeAhead = new TypeAhead();
@@ -888,21 +888,21 @@ export class Terminal {
       // A key that ends or interrupts a line makes the next wait about what follows it (C-c at an idle
       // prompt: the shell's mark with 130, not the previous command's mark).
       const meta = LINE_ENDING_KEYS.has(resolved.name) ? await this.meta(sessionId) : null;
-      const cursorNow = async () =>
-        meta ? (await logExtent(this.#layout.sessionLogDir(sessionId), meta.segment_bytes)).end : null;
+      const cursorNow = () =>
+        meta ? this.#logEnds.end(this.#layout.sessionLogDir(sessionId), meta.segment_bytes) : null;
       let cursor: number | null = null;
       let sent = false;
       // One round trip where the multiplexer can check the pane in the key's own command; anything but "typed"
       // sent nothing, and the pane is asked for below (its error, or the key after all).
       if (this.#mux.sendKeysIfAlive && performance.now() >= this.#oneTripAfter) {
-        cursor = await cursorNow();
+        cursor = cursorNow();
         const r = await this.#mux.sendKeysIfAlive(sessionId, [resolved.muxKey]);
         sent = r === "typed";
         if (r === "unavailable") this.#oneTripAfter = performance.now() + ONE_TRIP_RETRY_MS;
       }
       if (!sent) {
         await this.#requireLive(sessionId, "send a key to");
-        cursor = await cursorNow();
+        cursor = cursorNow();
         await this.#mux.sendKeys(sessionId, [resolved.muxKey]);
       }
       if (cursor !== null) await this.#noteLineKey(sessionId, cursor, INTERRUPT_KEYS.has(resolved.name));
