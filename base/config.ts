@@ -39,6 +39,12 @@ export interface Config {
   sshConfig: string | null;
   /** `command:<absolute path>`, or null (no reporter). */
   errorReporter: string | null;
+  /** The calling client's cut per tool call, in seconds; null: known from the client (harnesses/clients). */
+  callLimitS: number | null;
+  /** The largest result the calling client hands its model whole, in JSON bytes; null: known from the client. */
+  resultLimitBytes: number | null;
+  /** How long pty_send waits for what it typed on a terminal session by default, in seconds (0: not at all). */
+  sendWaitS: number;
 }
 
 /** How a knob's value is checked. */
@@ -180,6 +186,38 @@ export const KNOBS: readonly Knob[] = [
     type: "reporter",
     default: null,
     meaning: "a program handed the runtime-error aggregate on stdin after each new occurrence",
+  },
+  {
+    name: "AITERM_CALL_LIMIT_S",
+    key: "callLimitS",
+    type: "integer",
+    default: null,
+    defaultNote:
+      "from the calling client: 120 for Claude Code (its background move), Codex's tool_timeout_sec (300), else 60",
+    min: 5,
+    max: 86_400,
+    meaning:
+      "the calling client's limit on one tool call, in seconds (set it when you changed MCP_TOOL_TIMEOUT or pass -c to Codex); waits stop safely under it",
+  },
+  {
+    name: "AITERM_RESULT_LIMIT_BYTES",
+    key: "resultLimitBytes",
+    type: "integer",
+    default: null,
+    defaultNote: "from the calling client: about 65,000 for Claude Code, 32768 for Codex, else 1048576",
+    min: 16_384,
+    max: 1_048_576,
+    meaning: "the largest result, in JSON bytes, a read returns before it pages (has_more, next_cursor)",
+  },
+  {
+    name: "AITERM_SEND_WAIT_S",
+    key: "sendWaitS",
+    type: "integer",
+    default: "30",
+    min: 0,
+    max: 86_400,
+    meaning:
+      "how long pty_send waits for the command it typed on a terminal session when the call names no timeout (0: return at once)",
   },
 ];
 

@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   "KEY_UNKNOWN", // pty_key got a name that is not in the key table; data.valid, data.close_matches
   "KEY_UNSUPPORTED", // pty_key got a known key with modifiers no terminal has a code for (S-a, C-Enter); data.accepted_forms; nothing sent
   "SEND_LOCK_BUSY", // another live process is sending to the session; data.owner_pid
+  "READ_IN_PROGRESS", // a read without wait while another call of this process waits on the session's output (that call returns it); nothing consumed
   "SEND_LOCK_STALE", // agent steps: a dead process left the send lock; pty_key/pty_send take it over
   "LOG_WRITER_RESTARTED", // a pty_read warning, never thrown: the session's log writer had stopped and was restarted; output in the gap was lost
   "LOG_WRITER_DOWN", // a pty_read warning, never thrown: the log writer is stopped and could not be restarted (disk full?)

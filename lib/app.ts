@@ -5,7 +5,7 @@ import type { ToolDeps } from "./mcp/mod.ts";
 import { VERSION } from "../base/version.ts";
 import { runtimeCodeFor, RuntimeErrorRecorder, WriteQueue } from "./errors_store/mod.ts";
 import { ParentDeliveryManager } from "./agent/delivery/mod.ts";
-import { type ParentIntegration, parentStoreDirs } from "../harnesses/clients/mod.ts";
+import { type CallLimits, callLimitsFor, type ParentIntegration, parentStoreDirs } from "../harnesses/clients/mod.ts";
 import { RemoteRelay } from "./mcp/mod.ts";
 import { ModelCatalogs, TranscriptReaders } from "./agent/mod.ts";
 import type { Config } from "../base/config.ts";
@@ -35,6 +35,7 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
   terminal.logs.onRestart = () => void (restarted && runtimeErrors.record(restarted).catch(() => {}));
   terminal.logs.start();
   const parents = options.parents;
+  const callLimitCache = new Map<string, CallLimits>();
   const dirs = parentStoreDirs(parents);
   const common = { terminal, env, defaultCwd: options.cwd, parents };
   const delivery = new ParentDeliveryManager({ ...common, store: new DeliveryStore(layout.root, dirs) });
@@ -55,5 +56,15 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
     relay,
     transcripts,
     catalogs: new ModelCatalogs(),
+    callLimits: (name) => {
+      // Read once per client name: the client's own settings are read when it starts its server.
+      let limits = callLimitCache.get(name ?? "");
+      if (!limits) {
+        limits = callLimitsFor(name, env, { cutS: config.callLimitS, resultBytes: config.resultLimitBytes });
+        callLimitCache.set(name ?? "", limits);
+      }
+      return limits;
+    },
+    sendWaitS: config.sendWaitS,
   };
 }

@@ -23,6 +23,9 @@ import {
   uninstallCursorParentHooks,
 } from "../cursor/client/mod.ts";
 import { grokClient } from "../grok/client/mod.ts";
+import { claudeCallCut } from "../claude/client/call_limits.ts";
+import { codexCallCut } from "../codex/client/call_limits.ts";
+import { type CallLimits, type ClientCut, limitsOf, OTHER_CLIENT_CUT } from "../common/client/call_limits.ts";
 import {
   type ClientId,
   type ClientIntegration,
@@ -36,6 +39,9 @@ import {
 } from "../common/client/mod.ts";
 
 export { identifyParent, OTHER_PARENT, parentStoreDirs } from "../common/client/mod.ts";
+export { blockWithin, type CallLimits } from "../common/client/call_limits.ts";
+export { CLAUDE_CLIENT_NAME } from "../claude/client/call_limits.ts";
+export { CODEX_CLIENT_NAME } from "../codex/client/call_limits.ts";
 export { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../codex/client/mod.ts";
 export {
   CURSOR_HOOK_EVENTS,
@@ -188,3 +194,26 @@ export const PARENT_HOOK_FILES: Record<HookClientId, ParentHookFiles> = {
     strip: removeCursorParentHooks,
   },
 };
+
+/** Overrides of the calling client's limits (AITERM_CALL_LIMIT_S, AITERM_RESULT_LIMIT_BYTES); null: the client's own. */
+export interface CallLimitOverrides {
+  cutS: number | null;
+  resultBytes: number | null;
+}
+
+/**
+ * The limits of the client named `clientName` in initialize (harnesses/<vendor>/client/call_limits.ts), read from
+ * the server's environment and the client's own configuration; a user's override wins.
+ */
+export function callLimitsFor(
+  clientName: string | undefined,
+  env: Record<string, string | undefined>,
+  overrides: CallLimitOverrides = { cutS: null, resultBytes: null },
+): CallLimits {
+  const name = clientName ?? "";
+  const own = claudeCallCut(name, env) ?? codexCallCut(name, env) ?? OTHER_CLIENT_CUT;
+  const cut: ClientCut = overrides.cutS !== null
+    ? { ...own, cutMs: overrides.cutS * 1000, source: `AITERM_CALL_LIMIT_S=${overrides.cutS}` }
+    : own;
+  return limitsOf(overrides.resultBytes !== null ? { ...cut, resultBytes: overrides.resultBytes } : cut);
+}

@@ -102,7 +102,7 @@ export function createServer(deps: ToolDeps, tools: ToolDef[]): McpServer {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = tools.map(toolListing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  const dispatch: ToolCallDispatch = async (params, { progress, signal }) => {
+  const dispatch: ToolCallDispatch = async (params, { progress, signal, settle }) => {
     const def = byName.get(params.name);
     if (!def) {
       return errorResult(
@@ -113,8 +113,17 @@ export function createServer(deps: ToolDeps, tools: ToolDef[]): McpServer {
       );
     }
     const started = performance.now();
-    const parent = identifyParent(deps.parents, server.getClientVersion()?.name, params._meta);
-    const result = await callTool(def, params.arguments, deps, { progress, signal, parent });
+    const client = server.getClientVersion()?.name;
+    const parent = identifyParent(deps.parents, client, params._meta);
+    const limits = deps.callLimits(client);
+    const result = await callTool(def, params.arguments, deps, {
+      progress,
+      signal,
+      parent,
+      limits,
+      startedAt: started,
+      settle,
+    });
     log("debug", "tool call", {
       tool: def.name,
       ms: Math.round(performance.now() - started),

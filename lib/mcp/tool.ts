@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Terminal } from "../terminal/mod.ts";
 import type { RuntimeErrorRecorder } from "../errors_store/mod.ts";
 import type { ParentDeliveryManager } from "../agent/delivery/mod.ts";
-import type { ParentCall, ParentIntegration } from "../../harnesses/clients/mod.ts";
+import type { CallLimits, ParentCall, ParentIntegration } from "../../harnesses/clients/mod.ts";
 import type { RemoteTarget } from "../remote/mod.ts";
 import type { ModelCatalogs, TranscriptReaders } from "../agent/mod.ts";
 
@@ -31,6 +31,10 @@ export interface ToolDeps {
   catalogs: ModelCatalogs;
   /** Runs a call with `remote` on that host (lib/mcp/relay.ts RemoteRelay; one per process). */
   relay: Relay;
+  /** The limits of the client named in initialize (harnesses/clients callLimitsFor, with the user's overrides). */
+  callLimits(clientName: string | undefined): CallLimits;
+  /** pty_send's wait on a terminal session when the call names none, in seconds (AITERM_SEND_WAIT_S; 0: none). */
+  sendWaitS: number;
 }
 
 /** The remote relay as the server sees it (implemented by RemoteRelay in lib/mcp/relay.ts). */
@@ -44,10 +48,22 @@ export interface Relay {
   ): Promise<Record<string, unknown>>;
 }
 
+/** Runs once the call's answer was written to the client (`delivered`), or was not (cancelled, the client gone). */
+export type SettleFn = (delivered: boolean) => Promise<void>;
+
 /** Per-call context. */
 export interface CallContext {
   progress: ProgressFn;
   signal: AbortSignal;
+  /** The calling client's limits (absent outside the MCP server: any client's). */
+  limits?: CallLimits;
+  /** When the call started (performance.now()): a wait's deadline counts from here. */
+  startedAt?: number;
+  /**
+   * Hands over work that must happen only if the answer reaches the client (a read's cursor moves only then). Absent
+   * outside the MCP server: the caller does it at once.
+   */
+  settle?: (fn: SettleFn) => void;
   /** The calling client as a parent (absent outside the MCP server, e.g. in unit tests). */
   parent?: ParentCall;
   /** The tool the called one is a thin alias of (the relay treats an alias as that tool). */

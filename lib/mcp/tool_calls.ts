@@ -12,12 +12,14 @@
  */
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 import { isObject, JSONRPC_INVALID_PARAMS, validId } from "./stdio_transport.ts";
-import type { ProgressFn } from "./tool.ts";
+import type { ProgressFn, SettleFn } from "./tool.ts";
 
 /** What a tool call gets besides its params. */
 export interface ToolCallContext {
   progress: ProgressFn;
   signal: AbortSignal;
+  /** Work that runs after the answer was written (`true`), or when it was not (cancelled, the client gone: `false`). */
+  settle(fn: SettleFn): void;
 }
 
 /** The params of a `tools/call` request (checked only this far here: the tool checks its arguments). */
@@ -31,6 +33,10 @@ export interface ToolCallParams {
 export type ToolCallDispatch = (params: ToolCallParams, ctx: ToolCallContext) => Promise<Record<string, unknown>>;
 
 const JSONRPC_INTERNAL_ERROR = -32603;
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
 
 type Id = string | number;
 type Message = Record<string, unknown>;
@@ -121,24 +127,34 @@ export class ToolCallRouter implements Transport {
         },
       }).catch(() => {});
     };
+    const settlers: SettleFn[] = [];
+    const settle = (fn: SettleFn) => void settlers.push(fn);
     let reply: Message;
     try {
-      const result = await this.#dispatch(params as unknown as ToolCallParams, { progress, signal: abort.signal });
+      const result = await this.#dispatch(params as unknown as ToolCallParams, {
+        progress,
+        signal: abort.signal,
+        settle,
+      });
       reply = { jsonrpc: "2.0", id, result };
     } catch (err) {
       reply = { jsonrpc: "2.0", id, error: { code: JSONRPC_INTERNAL_ERROR, message: String(err) } };
     } finally {
       this.#running.delete(key);
     }
-    // A cancelled request is not answered (the client stopped waiting for it).
-    if (!abort.signal.aborted) await this.#answer(reply);
+    // A cancelled request is not answered (the client stopped waiting for it), and what it read is not consumed.
+    const delivered = !abort.signal.aborted && await this.#answer(reply);
+    for (const fn of settlers) await fn(delivered).catch((err) => this.onerror?.(asError(err)));
   }
 
-  async #answer(reply: Message): Promise<void> {
+  /** Writes `reply`; false when it could not be written. */
+  async #answer(reply: Message): Promise<boolean> {
     try {
       await this.#inner.send(reply as unknown as JSONRPCMessage);
+      return true;
     } catch (err) {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      this.onerror?.(asError(err));
+      return false;
     }
   }
 }

@@ -44,6 +44,21 @@ export interface ReadInput {
   line_range?: string | null | undefined;
   raw?: boolean | undefined;
   cursor?: number | null | undefined;
+  /** JSON bytes the text may take (the calling client's size, less room for the other fields); default 992 KiB. */
+  budget?: number | undefined;
+}
+
+/** How {@link readSession} reports and hands over. */
+export interface ReadOptions {
+  /** Called about once a second while waiting. */
+  progress?: ((ms: number, total: number) => Promise<void>) | undefined;
+  /** Ends a wait early; an aborted read moves no cursor. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Hands the cursor's move to the caller: the function runs once the result reached the client (`true`: the cursor
+   * moves) or did not (`false`: it stays). Absent: the cursor moves before the read returns, unless aborted.
+   */
+  settle?: ((fn: (delivered: boolean) => Promise<void>) => void) | undefined;
 }
 
 /** Result of {@link readSession}. */
@@ -71,6 +86,8 @@ export interface ReadResult {
   prompt: Completion["prompt"];
   /** `CODE: sentence` lines about the log itself (LOG_WRITER_RESTARTED, LOG_WRITER_DOWN, LOG_SEGMENT_MISSING). */
   warnings: string[];
+  /** A wait that did not see the command finish: how long since the last send, in ms (null otherwise). */
+  running_ms: number | null;
 }
 
 function parseLineRange(spec: string): { lo: number; hi: number | null } {
@@ -102,16 +119,17 @@ function hideSentinel(text: string, suffix: string | null, keepLines = false): s
     : out.replace(/^__AITERM_[0-9a-f]{8,}_-?\d+__\r?$\n?/gm, "");
 }
 
+/** The hint of a wait that ran out while another call held the session's output. */
+const GATE_BUSY_HINT =
+  "another call is waiting on this session's output and returns it; wait again (pty_read wait:true) for what follows";
+
 /**
- * Reads a session (see module doc).
- * @throws {AppError} SESSION_NOT_FOUND, INVALID_ARGUMENT
+ * Reads a session (see module doc). A read that moves the session's cursor (no `cursor`, no line_range, not the
+ * screen) takes the session's read gate first (./read_gate.ts): a second one waits its turn and reads the rest.
+ * @throws {AppError} SESSION_NOT_FOUND, INVALID_ARGUMENT, READ_IN_PROGRESS
  */
-export async function readSession(
-  terminal: Terminal,
-  input: ReadInput,
-  progress?: (ms: number, total: number) => Promise<void>,
-  signal?: AbortSignal,
-): Promise<ReadResult> {
+export async function readSession(terminal: Terminal, input: ReadInput, options: ReadOptions = {}): Promise<ReadResult> {
+  const { progress, signal } = options;
   const id = input.session_id;
   if ((input.screen && (input.full || input.line_range)) || (input.full && input.line_range)) {
     throw new AppError("INVALID_ARGUMENT", "Cannot combine screen, full and line_range: pick one view", {
@@ -128,6 +146,105 @@ export async function readSession(
       suggestion: "call pty_list",
     });
   }
+  const waits = Boolean(input.wait || input.until);
+  const timeoutS = Math.min(Math.max(input.timeout ?? 10, 0), MAX_TIMEOUT_S);
+  const consumes = meta !== null && input.cursor == null && !range && !input.screen;
+  const gateStart = performance.now();
+  const ticket = consumes
+    ? await terminal.readGate.enter(id, {
+      timeoutMs: waits ? timeoutS * 1000 : 0,
+      signal,
+      ...(progress ? { tick: (ms: number) => void progress(ms, timeoutS * 1000).catch(() => {}) } : {}),
+    })
+    : null;
+  if (consumes && !ticket) {
+    if (!waits) {
+      throw new AppError("READ_IN_PROGRESS", `Cannot read session "${id}" now: another call is waiting on its output`, {
+        suggestion: "that call's result carries the output; wait:true takes the rest after it, cursor=N looks without consuming",
+      });
+    }
+    const last = await terminal.lastSend(id);
+    return gateBusy(id, timeoutS, Math.round(performance.now() - gateStart), last);
+  }
+  let handedOver = false;
+  try {
+    const r = await readHeld(terminal, input, options, {
+      meta,
+      range,
+      until,
+      waits,
+      timeoutMs: Math.max(0, timeoutS * 1000 - (performance.now() - gateStart)),
+      timeoutS,
+      hold: ticket
+        ? (commit) => {
+          handedOver = true;
+          const settle = async (delivered: boolean) => {
+            try {
+              if (delivered) await commit();
+            } finally {
+              ticket.release();
+            }
+          };
+          if (options.settle) options.settle(settle);
+          else return settle(!signal?.aborted);
+          return Promise.resolve();
+        }
+        : null,
+    });
+    return r;
+  } finally {
+    if (!handedOver) ticket?.release();
+  }
+}
+
+function gateBusy(id: string, timeoutS: number, waitedMs: number, last: LastSend | null): ReadResult {
+  return {
+    session_id: id,
+    state: "running",
+    view: "log",
+    text: "",
+    meta: null,
+    reducer: null,
+    cursor: null,
+    next_cursor: null,
+    end: null,
+    has_more: false,
+    next_line: null,
+    truncated: false,
+    is_complete: false,
+    via: "timeout",
+    exit_status: null,
+    waited_ms: waitedMs,
+    timeout_used: timeoutS,
+    hint: GATE_BUSY_HINT,
+    prompt: null,
+    warnings: [],
+    running_ms: runningMs(last),
+  };
+}
+
+/** How long since `last` was sent, in ms (null without one). */
+function runningMs(last: LastSend | null): number | null {
+  const at = last ? Date.parse(last.at) : NaN;
+  return Number.isFinite(at) ? Math.max(0, Date.now() - at) : null;
+}
+
+/** What {@link readSession} decided before reading, and how the cursor's move is handed over. */
+interface Held {
+  meta: Awaited<ReturnType<Terminal["meta"]>>;
+  range: { lo: number; hi: number | null } | null;
+  until: ReturnType<typeof compileUntil> | null;
+  waits: boolean;
+  timeoutMs: number;
+  timeoutS: number;
+  /** Moves the cursor as the caller says (null: this read moves none). */
+  hold: ((commit: () => Promise<void>) => Promise<void>) | null;
+}
+
+async function readHeld(terminal: Terminal, input: ReadInput, options: ReadOptions, h: Held): Promise<ReadResult> {
+  const { progress, signal } = options;
+  const { meta, range, until, waits } = h;
+  const id = input.session_id;
   const layout = terminal.layout;
   const logDir = meta ? layout.sessionLogDir(id) : null;
   const seg = meta?.segment_bytes ?? 1;
@@ -140,7 +257,6 @@ export async function readSession(
   const writerEvents: WriterEvent[] = [];
   const noteWriter = (e: WriterEvent | null) =>
     void (e && e.code !== writerEvents.at(-1)?.code && writerEvents.push(e));
-  const waits = input.wait || input.until;
   const floor = Math.max(saved, lastSend?.cursor ?? 0);
   // A wait asks tmux for the pane only when its first look at the log does not decide (a command that already ended
   // is answered from the log alone: the log holds the end the writer recorded). Then that one answer's pipe state
@@ -161,7 +277,7 @@ export async function readSession(
   if (!waits) noteWriter(await firstCheck);
 
   let completion: Completion | null = null;
-  const timeoutS = Math.min(Math.max(input.timeout ?? 10, 0), MAX_TIMEOUT_S);
+  const timeoutS = h.timeoutS;
   if (waits) {
     // When the wait asks for the pane, it goes on watching while that check runs: a stopped writer is restarted all
     // the same, and the wait sees what the new writer records. Its events come first in the warnings.
@@ -179,7 +295,7 @@ export async function readSession(
       untilFrom: input.cursor ?? Math.max(start, lastSend?.cursor ?? 0),
       lastSend,
       until,
-      timeoutMs: timeoutS * 1000,
+      timeoutMs: h.timeoutMs,
       signal: signal ?? new AbortController().signal,
       ...(progress ? { progress } : {}),
       ...(meta ? { prune: () => terminal.prune(meta) } : {}),
@@ -221,6 +337,7 @@ export async function readSession(
     hint: completion?.hint ?? null,
     prompt: completion?.prompt ?? null,
     warnings: readWarnings(writerEvents, []),
+    running_ms: completion && !completion.is_complete ? runningMs(lastSend) : null,
   };
 
   // A session aiterm did not open (a person's, on the same socket) has no log: its plain read is its screen.
@@ -235,7 +352,7 @@ export async function readSession(
     const shot = await terminal.mux.capture(id, input.lines ? { scrollback: input.lines } : {});
     const view = reduceScreen(shot, { sessionId: id, lines: input.lines, raw: input.raw });
     // A long scrollback keeps its newest lines that fit one result.
-    const fit = fitTail(view.text);
+    const fit = fitTail(view.text, input.budget);
     const notes = [
       ...(fit.dropped
         ? [`the oldest ${fit.dropped} lines are left out (1 MiB result limit); ask for fewer lines`]
@@ -276,6 +393,7 @@ export async function readSession(
       base: input.cursor ?? ext.start,
       suffix,
       buffers: terminal.readBuffers,
+      budget: input.budget,
     })
     : await readLogPage({
       dir: logDir,
@@ -287,10 +405,11 @@ export async function readSession(
       lastSend,
     });
   const { slice, nextCursor } = page;
-  if (input.cursor == null && !range) {
-    // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read.
+  if (h.hold) {
+    // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read. It moves only once the
+    // result reached the client: a cancelled call consumes nothing.
     const value = { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor };
-    await terminal.hotFiles.putJson(cursorFile, value);
+    await h.hold(() => terminal.hotFiles.putJson(cursorFile, value));
   }
   return {
     ...base,
@@ -366,9 +485,10 @@ async function readLogPage(o: {
     from: o.from,
     // JSON escaping makes text a little longer than its bytes (newlines, escapes): start a little under the
     // budget so that a typical page is rendered once.
-    maxBytes: input.full || input.raw ? Math.floor(MAX_PAGE_TEXT_BYTES * 0.95) : MAX_READ_BYTES,
+    maxBytes: input.full || input.raw ? Math.floor((input.budget ?? MAX_PAGE_TEXT_BYTES) * 0.95) : MAX_READ_BYTES,
     alignStart: input.full === true || input.cursor != null,
     wholeLines: !input.raw,
+    ...(input.budget !== undefined ? { budget: input.budget } : {}),
     render,
   });
   return { ...p, hasMore: p.nextCursor < p.slice.end, nextLine: null, truncated: p.slice.truncated };
@@ -386,6 +506,7 @@ async function readLineRange(o: {
   base: number;
   suffix: string | null;
   buffers: ReadBuffers;
+  budget?: number | undefined;
 }): Promise<LogPage> {
   const { lo, hi } = o.range;
   const at = await findLine(o.dir, o.segmentBytes, o.base, lo, o.buffers);
@@ -396,6 +517,7 @@ async function readLineRange(o: {
     buffers: o.buffers,
     from: at.offset,
     count,
+    ...(o.budget !== undefined ? { budget: o.budget } : {}),
     render: (text) => stripControl(hideSentinel(text, o.suffix, true)).split("\n"),
   });
   const shown = p.complete + (p.cutLine ? 1 : 0);

@@ -37,6 +37,7 @@ import { readSendLock, withSendLock } from "./send_lock.ts";
 import { PaneBatch } from "./pane_batch.ts";
 import { TypeAhead, type TypeAheadLook } from "./type_ahead.ts";
 import { ReadBuffers } from "./read_page.ts";
+import { ReadGate } from "./read_gate.ts";
 import type { LastSend } from "./last_send.ts";
 import { newGeneration, readMeta, SESSION_ID_PATTERN, type SessionMeta, writeMeta } from "./session_meta.ts";
 
@@ -196,6 +197,8 @@ export class Terminal {
   readonly panes: PaneBatch;
   /** Log read buffers kept between reads (lib/terminal/read_page.ts). */
   readonly readBuffers = new ReadBuffers();
+  /** One consuming read per session at a time (lib/terminal/read_gate.ts). */
+  readonly readGate = new ReadGate();
   /** The read cursors' and last sends' files, replaced without making or freeing an inode (lib/state/atomic.ts). */
   readonly hotFiles = new HotFiles();
   /** Log ends for sends and keys, from one stat while a log's directory is unchanged. */

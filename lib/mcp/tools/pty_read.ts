@@ -5,23 +5,43 @@ import { AppError } from "../../../base/errors.ts";
 import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { summaryText, TEXT_COPY_BYTES } from "../result.ts";
+import { NextCallSchema, nextCall, planWait, textBudget, VIA } from "./terminal_wait.ts";
 
-type AgentRead = ReadResult & { turn_id: string | null; answer_empty: boolean | null; harness: string | null };
+type AgentRead = ReadResult & {
+  turn_id: string | null;
+  answer_empty: boolean | null;
+  harness: string | null;
+  next_call?: z.infer<typeof NextCallSchema> | null;
+  timeout_capped?: string | null;
+};
 
 async function read(
-  input: ReadInput & { agent_transcript: boolean; generation?: string | null | undefined },
+  input: Omit<ReadInput, "timeout"> & {
+    timeout?: number | null | undefined;
+    agent_transcript: boolean;
+    generation?: string | null | undefined;
+  },
   deps: ToolDeps,
   ctx: CallContext,
 ): Promise<AgentRead> {
   await deps.terminal.checkGeneration(input.session_id, input.generation);
   if (!input.agent_transcript) {
-    const r = await readSession(
-      deps.terminal,
-      input,
-      (ms, total) => ctx.progress(ms, total, "waiting for the command to finish"),
-      ctx.signal,
-    );
-    return { ...r, turn_id: null, answer_empty: null, harness: null };
+    // A wait without a timeout waits as long as the calling client lets one call run (lib/mcp/tools/terminal_wait.ts).
+    const plan = planWait(ctx, input.timeout, null);
+    const r = await readSession(deps.terminal, { ...input, timeout: plan.timeoutS, budget: textBudget(ctx) }, {
+      progress: (ms, total) => ctx.progress(ms, total, "waiting for the command to finish"),
+      signal: ctx.signal,
+      settle: ctx.settle,
+    });
+    const waited = Boolean(input.wait || input.until);
+    return {
+      ...r,
+      turn_id: null,
+      answer_empty: null,
+      harness: null,
+      next_call: nextCall(r, plan),
+      timeout_capped: waited ? plan.capped : null,
+    };
   }
   const bad = (["screen", "full", "wait"] as const).find((k) => input[k]) ??
     (input.line_range ? "line_range" : input.until ? "until" : null);
@@ -56,30 +76,19 @@ async function read(
     hint: null,
     prompt: null,
     warnings: [],
+    running_ms: null,
     turn_id: a.turn_id,
     answer_empty: a.answer_empty,
     harness: a.harness,
   };
 }
 
-const VIA = [
-  "exit",
-  "closed",
-  "sentinel",
-  "until",
-  "shell_integration",
-  "quiescent",
-  "input_prompt",
-  "nested",
-  "screen_settled",
-  "timeout",
-] as const;
 
 export const ptyRead = defineTool({
   name: "pty_read",
   title: "Read a terminal",
   description:
-    'Read what a session printed since your last read, reduced for a model: control codes stripped, repeats folded, long output cut to head+tail, test/build/git/grep/install output summarised with every error kept. wait:true first waits until the last command finishes and says how it knows (is_complete, via, exit_status; timeout default 10 s, at most 600); until waits for text instead. screen:true gives the rendered screen (vim, less, top); full:true or line_range "A:B" exact log lines; raw:true unreduced. cursor reads from a byte offset and leaves your own cursor alone. A result stops at 1 MiB: has_more means read on from next_cursor. Use pty_observe for state without output; agent_transcript:true reads an agent turn\'s answer.',
+    'Read what a session printed since your last read, reduced for a model: control codes stripped, repeats folded, long output cut to head+tail, test/build/git/grep/install output summarised with every error kept. wait:true first waits until the last command finishes and says how it knows (is_complete, via, exit_status), at most as long as your client lets a call run (timeout); still running: make the next_call it names. until waits for text instead. screen:true gives the rendered screen (vim, less, top); full:true or line_range "A:B" exact log lines; raw:true unreduced. cursor reads from a byte offset and leaves your own cursor alone. A result stops at 1 MiB: has_more means read on from next_cursor. Use pty_observe for state without output; agent_transcript:true reads an agent turn\'s answer.',
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
@@ -90,7 +99,9 @@ export const ptyRead = defineTool({
     until_regex: z.boolean().default(false).describe(
       "until is a JavaScript regex (flag m), matched in linear time: no backreferences or lookaround",
     ),
-    timeout: z.number().min(0).default(10).describe("Seconds to wait at most (default 10, capped at 600)"),
+    timeout: z.number().min(0).nullish().describe(
+      "Seconds to wait at most (default and cap: what your client allows one call: 110 Claude Code, 285 Codex, 55 others)",
+    ),
     screen: z.boolean().default(false).describe("The rendered visible screen instead of the log"),
     full: z.boolean().default(false).describe(
       "The retained log unfolded, from its start (or cursor), in pages of 1 MiB",
@@ -122,6 +133,8 @@ export const ptyRead = defineTool({
       "via input_prompt: the shell waits for the rest of a command (continuation, PS2), a program reads a line (read), or echo is off for a secret (password)",
     ),
     hint: z.string().nullish().describe("What to do when not complete"),
+    running_ms: z.number().int().nullish().describe("Not complete: how long since the last send"),
+    next_call: NextCallSchema.nullish(),
     has_more: z.boolean().describe(
       "More follows: the result stopped at the 1 MiB limit or the end of a page; read again with cursor=next_cursor (line_range: with next_line)",
     ),
@@ -141,6 +154,7 @@ export const ptyRead = defineTool({
     end: z.number().int().nullish().describe("Byte offset of the end of the log"),
     waited_ms: z.number().int().nullish().describe("How long the wait took"),
     timeout_used: z.number().nullish().describe("The timeout applied, in seconds, after capping"),
+    timeout_capped: z.string().nullish().describe("The asked timeout was lowered to fit your client: why"),
     meta: z.string().nullish().describe("Lines and estimated tokens shown versus raw"),
     reducer: z.string().nullish().describe("Which reduction was applied (generic or a command-specific one)"),
     turn_id: z.string().nullish().describe("agent_transcript: the harness's id of the turn"),

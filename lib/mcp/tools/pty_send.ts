@@ -2,10 +2,11 @@ import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAgentRecord } from "../../agent/mod.ts";
 import { AppError } from "../../../base/errors.ts";
-import { NotShellSession } from "../../terminal/mod.ts";
+import { formatRead, NotShellSession, readSession, type SendResult } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
 import { receiptGuidance, sendToAgent } from "../../agent/delivery/mod.ts";
+import { NextCallSchema, nextCall, planWait, textBudget, VIA } from "./terminal_wait.ts";
 
 interface SendArgs {
   session_id: string;
@@ -15,6 +16,8 @@ interface SendArgs {
   mark: boolean | "posix" | "pwsh";
   image?: string[] | undefined;
   generation?: string | null | undefined;
+  wait?: boolean | undefined;
+  timeout?: number | null | undefined;
 }
 
 /** The note a result carries when it took over a dead sender's lock (pty_key says the same). */
@@ -22,15 +25,69 @@ export const STALE_LOCK_NOTE =
   "warning: an earlier send to this session was cut off (its aiterm process died) and may have been partly typed; " +
   "look at the screen (pty_read screen:true) before relying on what runs there";
 
+/**
+ * A terminal send, then (by default, when Enter is pressed) the wait and read pty_read wait:true would make, in the
+ * same call: the verdict first, the receipt, the output last. Without a wait: the receipt alone.
+ */
+async function terminalSend(input: SendArgs, deps: ToolDeps, ctx: CallContext, typed: () => Promise<SendResult>) {
+  const waits = input.wait ?? (input.enter && deps.sendWaitS > 0);
+  const plan = waits ? planWait(ctx, input.timeout, deps.sendWaitS > 0 ? deps.sendWaitS : null) : null;
+  const receipt = await typed();
+  if (!plan) return receipt;
+  const r = await readSession(
+    deps.terminal,
+    {
+      session_id: input.session_id,
+      wait: true,
+      // The allowance left after typing, unless the call asked for less.
+      timeout: Math.min(plan.timeoutS, planWait(ctx, null, null).timeoutS),
+      budget: textBudget(ctx),
+    },
+    {
+      progress: (ms, total) => ctx.progress(ms, total, "waiting for the command to finish"),
+      signal: ctx.signal,
+      settle: ctx.settle,
+    },
+  );
+  const verdict = Object.fromEntries(
+    Object.entries({
+      is_complete: r.is_complete,
+      via: r.via,
+      exit_status: r.exit_status,
+      prompt: r.prompt,
+      hint: r.hint,
+      running_ms: r.running_ms,
+      next_call: nextCall(r, plan),
+      has_more: r.has_more || null,
+      next_cursor: r.next_cursor,
+      truncated: r.truncated || null,
+      warnings: r.warnings.length ? r.warnings : null,
+      state: r.state === "ended" ? r.state : null,
+      waited_ms: r.waited_ms,
+      timeout_capped: plan.capped,
+    }).filter(([, v]) => v !== null),
+  );
+  return { ...receipt, ...verdict, text: r.text };
+}
+
 async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
   await deps.terminal.checkGeneration(input.session_id, input.generation);
   // A session this process already sent to as pty_open's is never an agent's: no look for an agent record (the
   // terminal checks the pane is still that session's, and sends nothing when it is not).
   if (!input.image?.length && deps.terminal.remembersShell(input.session_id)) {
+    let notShell = false;
+    const typed = async () => {
+      try {
+        return await deps.terminal.send(input, { shellOnly: true });
+      } catch (err) {
+        if (err instanceof NotShellSession) notShell = true;
+        throw err;
+      }
+    };
     try {
-      return await deps.terminal.send(input, { shellOnly: true });
+      return await terminalSend(input, deps, ctx, typed);
     } catch (err) {
-      if (!(err instanceof NotShellSession)) throw err;
+      if (!notShell) throw err;
     }
   }
   const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
@@ -40,7 +97,17 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
         data: { field: "image" },
       });
     }
-    return await deps.terminal.send(input);
+    return await terminalSend(input, deps, ctx, () => deps.terminal.send(input));
+  }
+  if (input.wait !== undefined || input.timeout != null) {
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "Cannot use wait or timeout on an agent session: a turn is dispatched without blocking",
+      {
+        suggestion: "nothing was typed; send again without wait and timeout; the receipt's next says how the answer comes",
+        data: { field: input.wait !== undefined ? "wait" : "timeout" },
+      },
+    );
   }
   if (input.raw || input.mark !== false || !input.enter) {
     throw new AppError(
@@ -89,7 +156,7 @@ export const ptySend = defineTool({
   name: "pty_send",
   title: "Type text into a terminal",
   description:
-    "Type text into a session and press Enter (enter:false leaves it unsubmitted); returns at once with log_cursor, then pty_read wait:true gives the output. Single keys such as C-c: pty_key. Control characters are removed unless raw:true. At the session's own shell multi-line text runs as one script in the current shell (heredocs, cd, variables work; trailing newlines are the Enter); other programs (a REPL, ssh, a nested shell) get it exactly as given. At most 64 KiB; a refused send types nothing. On an agent session (agent_launch) the text is a turn: a running turn takes it as a steer (agent_steer), an idle agent starts a new one with a new event_cursor; the receipt's `next` says what to do for the answer.",
+    "Type text into a session and press Enter (enter:false leaves it unsubmitted). On a terminal it then waits for what it typed and returns the verdict and output in the same result, like pty_read wait:true (default up to 30 s; a REPL, prompt or full-screen program answers in under a second); still running: make the next_call it names. wait:false returns at once. Single keys such as C-c: pty_key. Control characters are removed unless raw:true. At the session's own shell multi-line text runs as one script in the current shell (heredocs, cd, variables work; trailing newlines are the Enter); other programs (a REPL, ssh, a nested shell) get it exactly as given. At most 64 KiB; a refused send types nothing. On an agent session (agent_launch) the text is a turn: a running turn takes it as a steer (agent_steer), an idle agent starts a new one with a new event_cursor; the receipt's `next` says what to do for the answer.",
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
@@ -102,10 +169,31 @@ export const ptySend = defineTool({
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
       'Append an end marker (nonce + exit status) so pty_read wait:true completes exactly. Only where a shell reads the line (bash, zsh, sh, pwsh; or ssh, docker, su showing a $ # PS> prompt: then "posix" or "pwsh" names its dialect); elsewhere MARK_UNAVAILABLE, nothing typed',
     ),
+    wait: z.boolean().optional().describe(
+      "Terminal sessions: wait for the command and return its output (default: true when Enter is pressed)",
+    ),
+    timeout: z.number().min(0).nullish().describe(
+      "Seconds to wait (default 30; at most what your client allows one call: 110 Claude Code, 285 Codex, 55 others)",
+    ),
     remote: RemoteSchema.optional(),
   }).strict(),
+  // The verdict and cursors first, the output last: a client that cuts a large result keeps what to do next.
   output: z.object({
     session_id: z.string().describe("The session typed into"),
+    is_complete: z.boolean().optional().describe("Waited: whether the command finished"),
+    via: z.enum(VIA).optional().describe("Waited: how completion was decided (as pty_read)"),
+    exit_status: z.number().int().optional().describe("Waited: the exit status, when the evidence carries one"),
+    prompt: z.enum(["continuation", "read", "password"]).optional().describe("Waited, via input_prompt: which prompt"),
+    hint: z.string().optional().describe("Waited, not complete: what to do"),
+    running_ms: z.number().int().optional().describe("Waited, not complete: how long the command has run"),
+    next_call: NextCallSchema.optional(),
+    has_more: z.boolean().optional().describe("Waited: more output than fits; pty_read cursor=next_cursor"),
+    next_cursor: z.number().int().optional().describe("Waited: log offset after the text returned"),
+    truncated: z.boolean().optional().describe("Waited: part of the output is not in the log any more"),
+    warnings: z.array(z.string()).optional().describe("Waited: notes about the log (as pty_read)"),
+    state: z.literal("ended").optional().describe("Waited: the session's shell exited"),
+    waited_ms: z.number().int().optional().describe("Waited: how long"),
+    timeout_capped: z.string().optional().describe("The asked timeout was lowered to fit your client: why"),
     mode: z.enum(["script", "typed", "raw", "agent_dispatch", "agent_steer"]).describe(
       "script = multi-line text wrapped for the shell; typed = as is; raw = exact bytes; agent_dispatch = a new agent turn; agent_steer = joined the running turn",
     ),
@@ -137,6 +225,7 @@ export const ptySend = defineTool({
       "The send lock of an aiterm process that died mid-send was taken over: that earlier send may have been partly typed",
     ),
     ...REMOTE_RESULT_FIELDS,
+    text: z.string().optional().describe("Waited: the output (reduced, as pty_read)"),
   }).strict(),
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: (input, deps, ctx) => send(input, deps, ctx),
@@ -152,8 +241,33 @@ export const ptySend = defineTool({
         out.joined_event_cursor ?? "?"
       } of ${out.session_id}; its completion and answer boundary is unchanged`;
     }
-    return `sent ${out.bytes} bytes to ${out.session_id}${
+    const receipt = `sent ${out.bytes} bytes to ${out.session_id}${
       out.enter ? " (+Enter)" : ""
     } [${out.mode}] cursor=${out.log_cursor}${out.recovered_stale_lock ? `\n${STALE_LOCK_NOTE}` : ""}`;
+    if (out.via === undefined) return receipt;
+    const read = formatRead({
+      session_id: out.session_id,
+      state: out.state ?? "running",
+      view: "log",
+      text: out.text ?? "",
+      meta: null,
+      reducer: null,
+      cursor: null,
+      next_cursor: out.next_cursor ?? null,
+      end: null,
+      has_more: out.has_more ?? false,
+      next_line: null,
+      truncated: out.truncated ?? false,
+      is_complete: out.is_complete ?? null,
+      via: out.via,
+      exit_status: out.exit_status ?? null,
+      waited_ms: out.waited_ms ?? null,
+      timeout_used: null,
+      hint: out.hint ?? null,
+      prompt: out.prompt ?? null,
+      warnings: out.warnings ?? [],
+      running_ms: out.running_ms ?? null,
+    });
+    return `${receipt}\n${read}${out.next_call ? `\nnext: ${JSON.stringify(out.next_call)}` : ""}`;
   },
 });

@@ -1,0 +1,50 @@
+/**
+ * Codex's limits on one MCP tool call (measured on 0.169.0, /work/shared/reference/client-limits.md): a call is
+ * cancelled at the server's `tool_timeout_sec` (default 300 s; progress does not extend it), and a large result is
+ * cut in its middle (about 48 KB kept for gpt-5.5, about 12 KB for a model Codex has no metadata for). The per-server
+ * value is read from `$CODEX_HOME/config.toml` (`[mcp_servers.aiterm] tool_timeout_sec`); a `-c` override on
+ * Codex's command line cannot be seen from here (AITERM_CALL_LIMIT_S covers it).
+ */
+import { parse as parseToml } from "smol-toml";
+import { type ClientCut, positiveNumber } from "../../common/client/call_limits.ts";
+import { REGISTRATION_NAME } from "../../common/client/mod.ts";
+import { vendorDir } from "../../common/transcript.ts";
+
+/** The clientInfo name Codex sends in initialize. */
+export const CODEX_CLIENT_NAME = "codex-mcp-client";
+const DEFAULT_CUT_S = 300;
+/** Well under the 48 KB Codex keeps whole for its current models. */
+const RESULT_BYTES = 32 * 1024;
+
+/** `tool_timeout_sec` of aiterm's entry in Codex's config.toml, or null (no file, no entry, no value). */
+export function codexToolTimeout(env: Record<string, string | undefined>): number | null {
+  const dir = vendorDir(env, "CODEX_HOME", ".codex");
+  if (!dir) return null;
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${dir}/config.toml`);
+  } catch {
+    return null;
+  }
+  try {
+    const doc = parseToml(text) as Record<string, unknown>;
+    const servers = doc.mcp_servers as Record<string, unknown> | undefined;
+    const entry = servers?.[REGISTRATION_NAME] as Record<string, unknown> | undefined;
+    const v = entry?.tool_timeout_sec;
+    return typeof v === "number" ? positiveNumber(String(v)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Codex's cut and result size. */
+export function codexCallCut(clientName: string, env: Record<string, string | undefined>): ClientCut | null {
+  if (clientName !== CODEX_CLIENT_NAME) return null;
+  const set = codexToolTimeout(env);
+  const s = set ?? DEFAULT_CUT_S;
+  return {
+    cutMs: s * 1000,
+    resultBytes: RESULT_BYTES,
+    source: `codex: a call is cancelled at ${s} s (tool_timeout_sec${set !== null ? " in config.toml" : ", default"})`,
+  };
+}
