@@ -201,7 +201,7 @@ interface TurnContext {
 async function measureTurn(c: TurnContext, label: string): Promise<Sample> {
   const { server, env, harness, id, transcript, watch } = c;
   const from = (await Deno.stat(transcript)).size;
-  const r = await server.call<Receipt>("pty_send", { session_id: id, text: `SLOW ${label}` });
+  const r = await server.call<Receipt>("pty_send", { wait: false, session_id: id, text: `SLOW ${label}` });
   if (r.event_cursor === null || !r.wait_process) throw new Error(`${harness}: pty_send did not start a turn`);
   const tSpawn = epochNow();
   const child = spawnWaiter(env, r.wait_process);
@@ -265,7 +265,7 @@ async function benchHarness(
   await Deno.copyFile(transcript, sample);
   // A parent that starts the waiter after the turn ended: process start plus one check.
   const finishedWait: number[] = [];
-  const last = await server.call<Receipt>("pty_send", { session_id: l.session_id, text: "finished turn" });
+  const last = await server.call<Receipt>("pty_send", { wait: false, session_id: l.session_id, text: "finished turn" });
   if (!last.wait_process) throw new Error(`${harness}: no wait_process`);
   await spawnWaiter(env, last.wait_process).output();
   for (let i = 0; i < 5; i++) {
@@ -359,7 +359,7 @@ async function benchClaudeParent(env: Record<string, string>, home: string, root
   for (let i = 1; i <= flags.turns; i++) {
     const id = `toolu_bench_${i}`;
     const from = (await Deno.stat(transcript)).size;
-    await call("pty_send", { session_id: l.session_id, text: `SLOW parent turn ${i}` }, id);
+    await call("pty_send", { wait: false, session_id: l.session_id, text: `SLOW parent turn ${i}` }, id);
     const hook = await post(id);
     const tExit = epochNow();
     if (hook.code !== 2 || !hook.stderr.includes("ANSWER(")) {

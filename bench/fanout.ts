@@ -122,7 +122,7 @@ async function aitermFanout(server: Aiterm, ids: string[]): Promise<{ outcomes: 
     const t0 = t;
     let t1 = t0;
     try {
-      await server.call<SendOut>("pty_send", { session_id: id, text: command(i) }, callTimeout);
+      await server.call<SendOut>("pty_send", { wait: false, session_id: id, text: command(i) }, callTimeout);
       t1 = performance.now();
       const r = await server.call<ReadOut>(
         "pty_read",
@@ -264,7 +264,7 @@ await runMain("bench/fanout", async () => {
   await mapLimit(Array.from({ length: n - 1 }, (_, i) => i + 1), OPEN_CONCURRENCY, (i) => bare.newSession(`b${i}`));
   // Warm-up, not measured: one round trip per session on both sides.
   await mapLimit(open.ids, OPEN_CONCURRENCY, async (id) => {
-    await server.call("pty_send", { session_id: id, text: "true" });
+    await server.call("pty_send", { wait: false, session_id: id, text: "true" });
     await server.call("pty_read", { session_id: id, wait: true, timeout: flags.timeout });
   });
   await mapLimit(

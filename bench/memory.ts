@@ -86,7 +86,7 @@ await runMain("bench/memory", async () => {
   // Idle: the server with one open session and a small read behind it.
   let t0 = performance.now();
   const id = (await server.call<OpenOut>("pty_open", { cwd: env.root, shell: "bash" }, 60_000)).session_id;
-  await server.call("pty_send", { session_id: id, text: "echo ready" });
+  await server.call("pty_send", { wait: false, session_id: id, text: "echo ready" });
   await server.call<Page>("pty_read", { session_id: id, wait: true });
   record("idle (one session, one small read)", t0, 3);
   const idleKb = Math.max(procStatusKb(proc.pid, "VmHWM"), sampler.maxKb);
@@ -94,6 +94,7 @@ await runMain("bench/memory", async () => {
   // Produce: the command prints everything while one read waits for it.
   t0 = performance.now();
   const sent = await server.call<{ log_cursor: number }>("pty_send", {
+    wait: false,
     session_id: id,
     text: `head -c ${randomBytes} /dev/urandom | base64`,
   });

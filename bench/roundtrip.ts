@@ -92,7 +92,7 @@ async function openLane(transport: string): Promise<Lane> {
 /** One pty_send + pty_read(wait) on a lane; records it when `measured`. */
 async function roundTrip(lane: Lane, i: number, measured: boolean): Promise<void> {
   const t0 = performance.now();
-  await lane.server.call<SendOut>("pty_send", { session_id: lane.id, text: "true" }, 15_000);
+  await lane.server.call<SendOut>("pty_send", { wait: false, session_id: lane.id, text: "true" }, 15_000);
   const t1 = performance.now();
   const r = await lane.server.call<ReadOut>(
     "pty_read",

@@ -239,7 +239,7 @@ async function interleaveSection(env: Record<string, string>, root: string): Pro
   const file = `${root}/interleave.txt`;
   const id = (await a.call<{ session_id: string }>("pty_open", { name: "inter", shell: "sh" })).session_id;
   await new Promise((r) => setTimeout(r, 300));
-  await a.call("pty_send", { session_id: id, text: `stty -icanon -echo; cat > '${file}'` });
+  await a.call("pty_send", { wait: false, session_id: id, text: `stty -icanon -echo; cat > '${file}'` });
   await new Promise((r) => setTimeout(r, 300));
   const LINE = 6000;
   const letters = "abcdefghijklmnopqrstuvwxyz";
@@ -248,7 +248,9 @@ async function interleaveSection(env: Record<string, string>, root: string): Pro
   for (let s = 0; s < flags.senders; s++) {
     for (const server of [a, b]) {
       const ch = letters[n++ % letters.length]!;
-      jobs.push(server.call("pty_send", { session_id: id, text: `${ch.repeat(LINE)}\n`, raw: true, enter: false }));
+      jobs.push(
+        server.call("pty_send", { wait: false, session_id: id, text: `${ch.repeat(LINE)}\n`, raw: true, enter: false }),
+      );
     }
   }
   await Promise.all(jobs);
@@ -268,6 +270,7 @@ async function sigkillSection(env: Record<string, string>): Promise<boolean> {
   const id = (await a.call<{ session_id: string }>("pty_open", { name: "printer", shell: "sh" })).session_id;
   await new Promise((r) => setTimeout(r, 300));
   const start = await a.call<{ log_cursor: number }>("pty_send", {
+    wait: false,
     session_id: id,
     text: `i=1; while [ $i -le ${flags.lines} ]; do echo "L$i"; i=$((i+1)); done; echo DO""NE`,
   });
@@ -312,6 +315,7 @@ async function rssSection(env: Record<string, string>): Promise<boolean> {
   const idle = procStatusKb(server.pid, "VmRSS");
   const sampler = new RssSampler(server.pid, 50);
   const sent = await a.call<{ log_cursor: number }>("pty_send", {
+    wait: false,
     session_id: id,
     text: `head -c ${flags.mb * 1_000_000} /dev/zero | tr '\\0' 'x' | fold -w 99; echo BIG""DONE`,
   });
@@ -370,13 +374,14 @@ async function largestSendSection(env: Record<string, string>, root: string): Pr
       const bytes = new TextEncoder().encode(text);
       const out = `${root}/send-${name}-${size}`;
       await a.call("pty_send", {
+        wait: false,
         session_id: id,
         text: `stty raw -echo; head -c ${bytes.length} > '${out}'; stty sane`,
       });
       await new Promise((r) => setTimeout(r, 200));
       let ok = false;
       try {
-        await a.call("pty_send", { session_id: id, text, raw: true, enter: false }, 120_000);
+        await a.call("pty_send", { wait: false, session_id: id, text, raw: true, enter: false }, 120_000);
         await a.call("pty_read", { session_id: id, wait: true, timeout: 30 });
         const got = await Deno.readFile(out).catch(() => new Uint8Array());
         ok = got.length === bytes.length && (await cksum(got)) === (await cksum(bytes));

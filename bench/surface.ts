@@ -59,7 +59,7 @@ async function measure(main: string, env: Record<string, string>, dir: string): 
     };
     const opened = await call("pty_open", { cwd: dir });
     const id = (opened.structuredContent as { session_id: string }).session_id;
-    await call("pty_send", { session_id: id, text: `ls -la ${dir}` });
+    await call("pty_send", { wait: false, session_id: id, text: `ls -la ${dir}` });
     const read = await call("pty_read", { session_id: id, wait: true, timeout: 20 });
     await call("pty_close", { session_id: id });
     const json = JSON.stringify(read.structuredContent ?? {});

@@ -403,7 +403,7 @@ function check(label: string, out: CallOutcome, e: Expect, problems: string[]): 
 
 async function act(call: Caller, id: string, s: Step): Promise<CallOutcome> {
   if (s.key) return await call("pty_key", { session_id: id, key: s.key });
-  const args: Record<string, unknown> = { session_id: id, text: s.send ?? "" };
+  const args: Record<string, unknown> = { session_id: id, text: s.send ?? "", wait: false };
   if (s.enter !== undefined) args.enter = s.enter;
   if (s.mark !== undefined) args.mark = s.mark;
   return await call("pty_send", args);

@@ -128,7 +128,11 @@ const GATE_BUSY_HINT =
  * screen) takes the session's read gate first (./read_gate.ts): a second one waits its turn and reads the rest.
  * @throws {AppError} SESSION_NOT_FOUND, INVALID_ARGUMENT, READ_IN_PROGRESS
  */
-export async function readSession(terminal: Terminal, input: ReadInput, options: ReadOptions = {}): Promise<ReadResult> {
+export async function readSession(
+  terminal: Terminal,
+  input: ReadInput,
+  options: ReadOptions = {},
+): Promise<ReadResult> {
   const { progress, signal } = options;
   const id = input.session_id;
   if ((input.screen && (input.full || input.line_range)) || (input.full && input.line_range)) {
@@ -160,7 +164,8 @@ export async function readSession(terminal: Terminal, input: ReadInput, options:
   if (consumes && !ticket) {
     if (!waits) {
       throw new AppError("READ_IN_PROGRESS", `Cannot read session "${id}" now: another call is waiting on its output`, {
-        suggestion: "that call's result carries the output; wait:true takes the rest after it, cursor=N looks without consuming",
+        suggestion:
+          "that call's result carries the output; wait:true takes the rest after it, cursor=N looks without consuming",
       });
     }
     const last = await terminal.lastSend(id);

@@ -101,17 +101,17 @@ for (const k of CASES) {
         }
 
         // A second turn after the first.
-        const s1 = await c.ok<Send>("pty_send", { session_id: sid, text: "second task" });
+        const s1 = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "second task" });
         assertEquals([s1.mode, s1.event_cursor, s1.submit_residue], ["agent_dispatch", 1, false]);
         const w1 = await runWaiter(env, s1.wait_process!);
         assertEquals([w1.code, w1.json.outcome], [0, "done"], JSON.stringify(w1.json));
         assertEquals(await answer(c, sid, 1), "MOCK_REPLY second task");
 
         // A steer while a SLOW turn runs joins it: no cursor of its own, one completion.
-        const slow = await c.ok<Send>("pty_send", { session_id: sid, text: "SLOW third task" });
+        const slow = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "SLOW third task" });
         assertEquals([slow.mode, slow.event_cursor], ["agent_dispatch", 2]);
         await eventually(async () => (await screenOf(c, sid)).includes("esc to interrupt"), 10_000, "busy screen");
-        const steer = await c.ok<Send>("pty_send", { session_id: sid, text: "also consider this" });
+        const steer = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "also consider this" });
         assertEquals([steer.mode, steer.event_cursor, steer.joined_event_cursor], ["agent_steer", null, 2]);
         assertEquals(steer.wait_process, null);
         const w2 = await runWaiter(env, slow.wait_process!);
@@ -120,13 +120,13 @@ for (const k of CASES) {
         // request with the steer in the same turn. Either way the steer was answered in turn 2.
         assertStringIncludes(await answer(c, sid, 2), "MOCK_REPLY also consider this");
         // No extra turn: the next dispatch gets cursor 3.
-        const s3 = await c.ok<Send>("pty_send", { session_id: sid, text: "fourth task" });
+        const s3 = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "fourth task" });
         assertEquals([s3.mode, s3.event_cursor], ["agent_dispatch", 3]);
         assertEquals((await runWaiter(env, s3.wait_process!)).code, 0);
         assertEquals(await answer(c, sid, 3), "MOCK_REPLY fourth task");
 
         // An API error ends the turn: aiterm-wait exits 7, the answer read is AGENT_TURN_ERROR.
-        const bad = await c.ok<Send>("pty_send", { session_id: sid, text: "ERR400 please" });
+        const bad = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "ERR400 please" });
         assertEquals([bad.mode, bad.event_cursor], ["agent_dispatch", 4]);
         const we = await runWaiter(env, bad.wait_process!);
         assertEquals([we.code, we.json.outcome], [7, "error"], JSON.stringify(we.json));
@@ -134,7 +134,7 @@ for (const k of CASES) {
         const e = await c.err("pty_read", { session_id: sid, agent_transcript: true, cursor: 4 });
         assertEquals(e.code, "AGENT_TURN_ERROR");
         // Only that turn's marker is released: a new turn is dispatched (not steered) and ends.
-        const after = await c.ok<Send>("pty_send", { session_id: sid, text: "after the error" });
+        const after = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "after the error" });
         assertEquals([after.mode, after.event_cursor], ["agent_dispatch", 5]);
         const wa = await runWaiter(env, after.wait_process!);
         assert(k.afterErrorCodes.includes(wa.code), `after the error: ${JSON.stringify(wa.json)}`);

@@ -60,10 +60,7 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
       // A second turn after the first.
       const s2 = await c.ok<
         { mode: string; event_cursor: number; wait_process: { executable: string; args: string[] } }
-      >("pty_send", {
-        session_id: l.session_id,
-        text: "second task",
-      });
+      >("pty_send", { wait: false, session_id: l.session_id, text: "second task" });
       assertEquals([s2.mode, s2.event_cursor], ["agent_dispatch", 1]);
       assertEquals((await runWaiter(t.env, s2.wait_process)).code, 0);
       assertStringIncludes(await answer(c, l.session_id, 1), "ANSWER(second task");
@@ -112,6 +109,7 @@ for (const harness of ["claude-code", "codex-cli"] as const) {
     assertEquals(e.code, "AGENT_TURN_ERROR");
     // The marker of that turn only is released: a new turn can be dispatched.
     const s = await c.ok<{ mode: string; event_cursor: number }>("pty_send", {
+      wait: false,
       session_id: l.session_id,
       text: "after the error",
     });
@@ -132,7 +130,7 @@ Deno.test("a sign-in screen blocks the launch with vendor_onboarding_required an
   assertEquals(l.event_cursor, null);
   const screen = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
   assert(!screen.text.includes("never typed"), "the prompt was typed into the sign-in screen");
-  const e = await c.err("pty_send", { session_id: l.session_id, text: "hello" });
+  const e = await c.err("pty_send", { wait: false, session_id: l.session_id, text: "hello" });
   assertEquals(e.code, "AGENT_BLOCKED");
 });
 
@@ -333,6 +331,6 @@ Deno.test("pty_observe reports approval_required while a turn waits on a permiss
     return r.state === "blocked" ? r : null;
   });
   assertEquals(o.reason, "approval_required");
-  const e = await c.err("pty_send", { session_id: l.session_id, text: "more" });
+  const e = await c.err("pty_send", { wait: false, session_id: l.session_id, text: "more" });
   assertEquals(e.code, "AGENT_BLOCKED");
 });

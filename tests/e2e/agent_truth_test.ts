@@ -102,7 +102,7 @@ Deno.test(
     assertMatch(ready.pane_process.start ?? "", /./);
     assert(ready.foreground?.is_shell !== true, "an agent's pane has no shell");
 
-    await c.ok<Receipt>("pty_send", { session_id: l.session_id, text: "SLOW long task" });
+    await c.ok<Receipt>("pty_send", { wait: false, session_id: l.session_id, text: "SLOW long task" });
     const busy = await eventually(async () => {
       const o = await observe(c, l.session_id);
       return o.state === "busy" && o;
@@ -335,7 +335,7 @@ Deno.test(
     assertEquals((await runWaiter(t2.env, done.wait_process!, 30)).code, 0);
     const now = await runWaiter(t2.env, done.wait_process!, 0);
     assertEquals([now.code, now.json.outcome], [0, "done"]);
-    const perm = await c2.ok<Receipt>("pty_send", { session_id: done.session_id, text: "PERM please" });
+    const perm = await c2.ok<Receipt>("pty_send", { wait: false, session_id: done.session_id, text: "PERM please" });
     await eventually(async () => (await observe(c2, done.session_id)).state === "blocked");
     const blocked = await runWaiter(t2.env, perm.wait_process!, 0);
     assertEquals([blocked.code, blocked.json.outcome, blocked.json.reason], [5, "blocked", "approval_required"]);
@@ -390,18 +390,18 @@ Deno.test("receipts say what this parent must do next: waiter, first send, steer
     trust_project: true,
   });
   assertStringIncludes(bare.next, `pty_send(session_id:"${bare.session_id}"`);
-  const s = await c.ok<Receipt>("pty_send", { session_id: bare.session_id, text: "SLOW guided" });
+  const s = await c.ok<Receipt>("pty_send", { wait: false, session_id: bare.session_id, text: "SLOW guided" });
   assertEquals(s.mode, "agent_dispatch");
   assertStringIncludes(s.next, "start wait_process");
   assertStringIncludes(s.next, `cursor:${s.event_cursor}`);
   assertEquals(s.warning, undefined);
   await eventually(async () => (await observe(c, bare.session_id)).state === "busy");
-  const steer = await c.ok<Receipt>("pty_send", { session_id: bare.session_id, text: "and a steer" });
+  const steer = await c.ok<Receipt>("pty_send", { wait: false, session_id: bare.session_id, text: "and a steer" });
   assertEquals(steer.mode, "agent_steer");
   assertStringIncludes(steer.next, "Nothing new to start");
   // A plain terminal's send has no agent guidance.
   const term = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  const plain = await c.ok<{ next?: string }>("pty_send", { session_id: term.session_id, text: "true" });
+  const plain = await c.ok<{ next?: string }>("pty_send", { wait: false, session_id: term.session_id, text: "true" });
   assertEquals(plain.next, undefined);
 });
 
@@ -423,7 +423,7 @@ Deno.test(
     assertStringIncludes(l.warning!.message, "_meta.threadId");
     assertStringIncludes(l.next, "start wait_process");
     assertEquals((await runWaiter(t.env, l.wait_process, 30)).code, 0);
-    const s = await c.ok<Receipt>("pty_send", { session_id: l.session_id, text: "again without thread" });
+    const s = await c.ok<Receipt>("pty_send", { wait: false, session_id: l.session_id, text: "again without thread" });
     assertEquals(s.warning?.code, "CODEX_PARENT_ID_UNAVAILABLE");
   },
 );

@@ -174,7 +174,7 @@ for (const k of CASES) {
         assertEquals((await inspect(c, sid)).status, "none");
 
         // A second request is a new dialog (another digest); deny answers it once.
-        await c.ok("pty_send", { session_id: sid, text: "TOOLCALL once more" });
+        await c.ok("pty_send", { wait: false, session_id: sid, text: "TOOLCALL once more" });
         await approvalShown(c, sid);
         const second = await inspect(c, sid);
         // Same command, same text: the turn it belongs to makes it another dialog.

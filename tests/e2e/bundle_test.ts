@@ -44,7 +44,7 @@ Deno.test("a single-file bundle run from elsewhere serves every tool and names i
       (await client.callTool({ name, arguments: args })) as CallToolResult;
     const open = await call("pty_open", { cwd: t.root });
     const id = (open.structuredContent as { session_id: string }).session_id;
-    await call("pty_send", { session_id: id, text: "x=41\necho from-bundle-$((x+1))" });
+    await call("pty_send", { wait: false, session_id: id, text: "x=41\necho from-bundle-$((x+1))" });
     const read = await call("pty_read", { session_id: id, wait: true });
     assertStringIncludes((read.structuredContent as { text: string }).text, "from-bundle-42");
     assertEquals((await call("pty_close", { session_id: id })).isError, undefined);

@@ -51,7 +51,7 @@ Deno.test("compiled aiterm-mcp: serves every tool from another cwd; receipts nam
       for (const n of ["pty_open", "pty_send", "pty_read", "agent_launch", "diagnostics"]) assert(tools.includes(n), n);
       const open = await call("pty_open", { cwd: t.root });
       const id = (open.structuredContent as { session_id: string }).session_id;
-      await call("pty_send", { session_id: id, text: "echo compiled-$((40+2))" });
+      await call("pty_send", { wait: false, session_id: id, text: "echo compiled-$((40+2))" });
       const read = await call("pty_read", { session_id: id, wait: true });
       assertStringIncludes((read.structuredContent as { text: string }).text, "compiled-42");
       const launch = await call("agent_launch", { harness: "codex-cli", cwd: t.root, prompt: "hello" });

@@ -93,7 +93,11 @@ Deno.test(
     assertStringIncludes(await screenOf(c, sid), "Sonnet 5.5 with high effort");
 
     // The next turn runs on the new settings and completes as usual.
-    const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", { session_id: sid, text: "second task" });
+    const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", {
+      wait: false,
+      session_id: sid,
+      text: "second task",
+    });
     assertEquals((await runWaiter(t.env, s.wait_process)).code, 0);
   },
 );
@@ -117,7 +121,11 @@ Deno.test(
       assertEquals((await runWaiter(t.env, l.wait_process!)).code, 0);
       assert(!/[❯›] \/effort/.test(await screenOf(c, sid)), "something was typed while busy");
 
-      const p = await c.ok<{ wait_process: WaitProcess }>("pty_send", { session_id: sid, text: "PERM please" });
+      const p = await c.ok<{ wait_process: WaitProcess }>("pty_send", {
+        wait: false,
+        session_id: sid,
+        text: "PERM please",
+      });
       const seen = await eventually(
         async () => {
           const a = await c.ok<{ status: string; digest: string; kind: string; choices: { id: string }[] }>(
@@ -225,7 +233,11 @@ Deno.test(
     assertEquals([f.model, f.reasoning_effort], ["composer-2.5-fast", null]);
     assertEquals((await c.err("agent_configure", { session_id: sid, model: "gpt-0" })).code, "MODEL_UNKNOWN");
     // A turn still runs after the changes.
-    const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", { session_id: sid, text: "after configure" });
+    const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", {
+      wait: false,
+      session_id: sid,
+      text: "after configure",
+    });
     assertEquals((await runWaiter(t.env, s.wait_process)).code, 0);
   },
 );
@@ -321,7 +333,7 @@ Deno.test({
       assertStringIncludes(await Deno.readTextFile(`${vh.configDir}/config.toml`), config.split("\n")[0]!);
       assert(!(await Deno.readTextFile(`${vh.configDir}/config.toml`)).includes("gpt-5.5"), "saved as default");
       // The next turn goes to the fake server with the new model.
-      const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", { session_id: sid, text: "hello" });
+      const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", { wait: false, session_id: sid, text: "hello" });
       assertEquals((await runWaiter(env, s.wait_process)).code, 0);
       const models = srv.requests.map((r) => (r.body as { model?: string } | null)?.model).filter(Boolean);
       assertEquals(models[models.length - 1], "gpt-5.5");

@@ -143,20 +143,28 @@ for (const f of FIXTURES) {
         assertEquals(a0.cursor, 0);
         // 2. An idle agent gets a new turn.
         await idle(c, sid);
-        const s1 = await c.ok<Receipt>("pty_send", { session_id: sid, text: "second contract task" });
+        const s1 = await c.ok<Receipt>("pty_send", { wait: false, session_id: sid, text: "second contract task" });
         assertEquals([s1.mode, s1.event_cursor], ["agent_dispatch", 1]);
         assertEquals((await runWaiter(env, s1.wait_process!, 90)).code, 0);
         // 3. A steer joins the running turn: no new cursor, one completion, the next turn is 3.
         await idle(c, sid);
-        const s2 = await c.ok<Receipt>("pty_send", { session_id: sid, text: `${f.slow} third contract task` });
+        const s2 = await c.ok<Receipt>("pty_send", {
+          wait: false,
+          session_id: sid,
+          text: `${f.slow} third contract task`,
+        });
         assertEquals(s2.event_cursor, 2);
         await eventually(async () => (await observe(c, sid)).agent.state === "busy", 30_000, "busy");
-        const steer = await c.ok<Receipt>("pty_send", { session_id: sid, text: "steer: keep it short" });
+        const steer = await c.ok<Receipt>("pty_send", { wait: false, session_id: sid, text: "steer: keep it short" });
         assertEquals([steer.mode, steer.event_cursor, steer.joined_event_cursor], ["agent_steer", null, 2]);
         assertEquals((await runWaiter(env, s2.wait_process!, 120)).code, 0);
         await idle(c, sid);
         // 4. An API-error turn: the waiter says error (7), the answer read is AGENT_TURN_ERROR.
-        const s3 = await c.ok<Receipt>("pty_send", { session_id: sid, text: `${f.error} fourth contract task` });
+        const s3 = await c.ok<Receipt>("pty_send", {
+          wait: false,
+          session_id: sid,
+          text: `${f.error} fourth contract task`,
+        });
         assertEquals(s3.event_cursor, 3, "the steered turn was one turn");
         assertEquals((await runWaiter(env, s3.wait_process!, 90)).code, 7);
         assertEquals(
@@ -167,7 +175,11 @@ for (const f of FIXTURES) {
         // one); a waiter whose time runs out during a running turn says timeout (3) and changes nothing.
         await idle(c, sid);
         if (f.approval) {
-          const sp = await c.ok<Receipt>("pty_send", { session_id: sid, text: `${f.approval} approval contract task` });
+          const sp = await c.ok<Receipt>("pty_send", {
+            wait: false,
+            session_id: sid,
+            text: `${f.approval} approval contract task`,
+          });
           const o = await eventually(
             async () => {
               const x = await observe(c, sid);
@@ -194,7 +206,11 @@ for (const f of FIXTURES) {
           assertEquals((await runWaiter(env, sp.wait_process!, 60)).code, 0);
           await idle(c, sid);
         }
-        const slow = await c.ok<Receipt>("pty_send", { session_id: sid, text: `${f.slow} slow contract task` });
+        const slow = await c.ok<Receipt>("pty_send", {
+          wait: false,
+          session_id: sid,
+          text: `${f.slow} slow contract task`,
+        });
         assertEquals((await runWaiter(env, slow.wait_process!, 1)).code, 3);
         // 6. The harness killed in the middle of that turn: the waiter says closed (4), the send is refused.
         await eventually(async () => (await observe(c, sid)).agent.state === "busy", 30_000, "busy");
@@ -205,7 +221,10 @@ for (const f of FIXTURES) {
         assertEquals((await runWaiter(env, slow.wait_process!, 60)).code, 4);
         const dead = await observe(c, sid);
         assertEquals([dead.state, dead.harness_alive, dead.harness_process], ["exited", false, null]);
-        assertEquals((await c.err("pty_send", { session_id: sid, text: "after the end" })).code, "SESSION_ENDED");
+        assertEquals(
+          (await c.err("pty_send", { wait: false, session_id: sid, text: "after the end" })).code,
+          "SESSION_ENDED",
+        );
       } finally {
         await cleanup();
       }

@@ -58,6 +58,7 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
   assertStringIncludes(await answer(c, l.session_id, 0), "ANSWER(");
 
   const s2 = await c.ok<{ mode: string; event_cursor: number; wait_process: WaitProcess }>("pty_send", {
+    wait: false,
     session_id: l.session_id,
     text: "second task",
   });
@@ -66,6 +67,7 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
   assertStringIncludes(await answer(c, l.session_id, 1), "ANSWER(second task)");
 
   const slow = await c.ok<{ event_cursor: number; wait_process: WaitProcess }>("pty_send", {
+    wait: false,
     session_id: l.session_id,
     text: "SLOW third task",
   });
@@ -76,7 +78,7 @@ Deno.test("cursor-cli: trust + prompt, answer, second turn, steer into a slow tu
   });
   const steer = await c.ok<
     { mode: string; event_cursor: number | null; joined_event_cursor: number | null; submit_residue: boolean }
-  >("pty_send", { session_id: l.session_id, text: "also consider this" });
+  >("pty_send", { wait: false, session_id: l.session_id, text: "also consider this" });
   assertEquals(
     [steer.mode, steer.event_cursor, steer.joined_event_cursor, steer.submit_residue],
     ["agent_steer", null, 2, false],
@@ -142,7 +144,7 @@ Deno.test("cursor-cli: a follow-up that enter steer does not move is not claimed
     const o = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
     return o.text.includes("ctrl+c to stop");
   });
-  const e = await c.err("pty_send", { session_id: l.session_id, text: "left in follow-ups" });
+  const e = await c.err("pty_send", { wait: false, session_id: l.session_id, text: "left in follow-ups" });
   assertEquals(e.code, "AGENT_STEER_NOT_TAKEN", e.text);
   assertStringIncludes(e.message, "still waits in the queue");
   const screen = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
@@ -190,7 +192,7 @@ Deno.test("cursor-cli: text left in the composer during a turn is not claimed as
     const o = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
     return o.text.includes("ctrl+c to stop");
   });
-  const e = await c.err("pty_send", { session_id: l.session_id, text: "stuck in the composer" });
+  const e = await c.err("pty_send", { wait: false, session_id: l.session_id, text: "stuck in the composer" });
   assertEquals(e.code, "AGENT_STEER_NOT_TAKEN", e.text);
   assertStringIncludes(e.message, "stayed in the composer");
   const screen = await c.ok<{ text: string }>("pty_read", { session_id: l.session_id, screen: true });
@@ -216,6 +218,7 @@ Deno.test("cursor-cli: an API error ends the turn with aiterm-wait exit 7", opts
     "AGENT_TURN_ERROR",
   );
   const s = await c.ok<{ mode: string; event_cursor: number }>("pty_send", {
+    wait: false,
     session_id: l.session_id,
     text: "after the error",
   });

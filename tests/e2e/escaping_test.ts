@@ -71,7 +71,7 @@ async function filesContaining(dir: string, needle: string): Promise<string[]> {
 
 /** Sends a command and waits for its output through the log (proves the output sink works). */
 async function roundTrip(c: TestClient, session_id: string, tag: string): Promise<void> {
-  await c.ok("pty_send", { session_id, text: `echo ${tag}-$((40+2))` });
+  await c.ok("pty_send", { wait: false, session_id, text: `echo ${tag}-$((40+2))` });
   const r = await c.ok<{ text: string; is_complete: boolean }>("pty_read", { session_id, wait: true, timeout: 30 });
   assertStringIncludes(r.text, `${tag}-42`);
 }
@@ -115,7 +115,11 @@ Deno.test("hostile session names are INVALID_ARGUMENT and start nothing", opts, 
   await using c = await connect(t.env);
   for (const name of ["x;y", "a#b", "#{pid}", "../x", "a b", "x".repeat(65), "日本", "t1;", "a:b", "a.b"]) {
     assertEquals((await c.err("pty_open", { name, cwd: t.root })).code, "INVALID_ARGUMENT", name);
-    assertEquals((await c.err("pty_send", { session_id: name, text: "x" })).code, "INVALID_ARGUMENT", name);
+    assertEquals(
+      (await c.err("pty_send", { wait: false, session_id: name, text: "x" })).code,
+      "INVALID_ARGUMENT",
+      name,
+    );
   }
   const ls = await t.tmux("list-sessions", "-F", "#{session_name}");
   assertEquals(ls.code === 0 ? ls.stdout : "", "", "a session was started");

@@ -67,7 +67,7 @@ function lastTurn(srv: FakeServer): { model: string | null; effort: string | nul
 }
 
 async function turn(c: TestClient, env: Record<string, string>, sid: string, text: string): Promise<void> {
-  const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", { session_id: sid, text });
+  const s = await c.ok<{ wait_process: WaitProcess }>("pty_send", { wait: false, session_id: sid, text });
   assertEquals((await runWaiter(env, s.wait_process)).code, 0, await screenOf(c, sid));
 }
 
@@ -138,7 +138,11 @@ Deno.test({
       assert(/─ Mock ─╯/.test(screen), screen);
 
       // A running turn refuses with nothing typed.
-      const slow = await c.ok<{ wait_process: WaitProcess }>("pty_send", { session_id: sid, text: "SLOW task" });
+      const slow = await c.ok<{ wait_process: WaitProcess }>("pty_send", {
+        wait: false,
+        session_id: sid,
+        text: "SLOW task",
+      });
       const busy = await c.err("agent_configure", { session_id: sid, model: "mock2" });
       assertEquals(busy.code, "AGENT_BUSY", busy.text);
       assertEquals((await runWaiter(env, slow.wait_process)).code, 0);

@@ -86,14 +86,14 @@ Deno.test({
       assert(sessions.includes(grokCwdKey(proj)), JSON.stringify(sessions));
 
       // A second turn.
-      const s1 = await c.ok<Send>("pty_send", { session_id: sid, text: "second task" });
+      const s1 = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "second task" });
       assertEquals([s1.mode, s1.event_cursor], ["agent_dispatch", 1]);
       const w1 = await runWaiter(env, s1.wait_process!);
       assertEquals([w1.code, w1.json.outcome], [0, "done"], JSON.stringify(w1.json));
       assertEquals(await answer(c, sid, 1), "MOCK_REPLY <user_query>");
 
       // An API error ends the turn: aiterm-wait exits 7, the answer read is AGENT_TURN_ERROR.
-      const e = await c.ok<Send>("pty_send", { session_id: sid, text: "ERR400 please" });
+      const e = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "ERR400 please" });
       assertEquals([e.mode, e.event_cursor], ["agent_dispatch", 2]);
       const we = await runWaiter(env, e.wait_process!);
       assertEquals([we.code, we.json.outcome], [7, "error"], JSON.stringify(we.json));
@@ -102,7 +102,7 @@ Deno.test({
       assertEquals(er.code, "AGENT_TURN_ERROR");
 
       // A turn after the error is dispatched and ends normally.
-      const after = await c.ok<Send>("pty_send", { session_id: sid, text: "after the error" });
+      const after = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "after the error" });
       assertEquals([after.mode, after.event_cursor], ["agent_dispatch", 3]);
       const wa = await runWaiter(env, after.wait_process!);
       assertEquals([wa.code, wa.json.outcome], [0, "done"], JSON.stringify(wa.json));
@@ -173,7 +173,7 @@ Deno.test({
       assertEquals([l.initial_prompt.status, l.event_cursor], ["started", 0], JSON.stringify(l));
       await eventually(async () => (await screenOf(c, sid)).includes("Waiting for response"), 30_000, "busy");
 
-      const s = await c.ok<Send>("pty_send", { session_id: sid, text: "steer: also count the tests" });
+      const s = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "steer: also count the tests" });
       const diag = `${JSON.stringify(s)}\n${await screenOf(c, sid)}`;
       assertEquals(
         [s.mode, s.event_cursor, s.joined_event_cursor, s.submit_residue],
@@ -197,7 +197,7 @@ Deno.test({
         (await c.err("pty_read", { session_id: sid, agent_transcript: true, cursor: 1 })).code,
         "AGENT_RESULT_PENDING",
       );
-      const next = await c.ok<Send>("pty_send", { session_id: sid, text: "SLOW next task" });
+      const next = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "SLOW next task" });
       assertEquals([next.mode, next.event_cursor], ["agent_dispatch", 1]);
 
       // Someone else's text already waits first in Grok's queue: send now would send theirs, so aiterm
@@ -206,7 +206,7 @@ Deno.test({
       await t.tmux("send-keys", "-t", `=${sid}:`, "-l", "a note typed by hand");
       await t.tmux("send-keys", "-t", `=${sid}:`, "Enter");
       await eventually(async () => (await screenOf(c, sid)).includes("#1 a note typed by hand"), 10_000, "queued");
-      const e = await c.err("pty_send", { session_id: sid, text: "my steer" });
+      const e = await c.err("pty_send", { wait: false, session_id: sid, text: "my steer" });
       assertEquals(e.code, "AGENT_STEER_NOT_TAKEN", e.text);
       assertStringIncludes(e.message, "behind other queued text");
       const after = await screenOf(c, sid);
@@ -241,7 +241,7 @@ Deno.test({
       sid = l.session_id;
       assertEquals((await runWaiter(env, l.wait_process!)).code, 0);
 
-      const e = await c.ok<Send>("pty_send", { session_id: sid, text: "ERR402 please" });
+      const e = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "ERR402 please" });
       assertEquals([e.mode, e.event_cursor, e.pane_input_recovery], ["agent_dispatch", 1, []]);
       const we = await runWaiter(env, e.wait_process!);
       assertEquals([we.code, we.json.outcome, we.json.turn_id], [7, "error", "1"], JSON.stringify(we.json));
@@ -256,7 +256,7 @@ Deno.test({
         "AGENT_TURN_ERROR",
       );
       assertStringIncludes(await screenOf(c, sid), "You hit your weekly limit.");
-      const s = await c.ok<Send>("pty_send", { session_id: sid, text: "after the limit" });
+      const s = await c.ok<Send>("pty_send", { wait: false, session_id: sid, text: "after the limit" });
       assertEquals([s.mode, s.event_cursor, s.pane_input_recovery], [
         "agent_dispatch",
         2,
@@ -313,7 +313,7 @@ Deno.test({
       assertStringIncludes(l.startup.reason, "Refusing to start");
       assertEquals([l.initial_prompt.status, l.event_cursor], ["not_sent", null]);
       // A later send names the same cause instead of a bare "session ended".
-      const e = await c.err("pty_send", { session_id: sid, text: "still never sent" });
+      const e = await c.err("pty_send", { wait: false, session_id: sid, text: "still never sent" });
       assertEquals(e.code, "GROK_SANDBOX_STARTUP_FAILED", e.text);
       assertStringIncludes(e.message, "symlinked GROK_HOME");
       assertStringIncludes(e.message, "Refusing to start");

@@ -81,7 +81,7 @@ Deno.test(
     await using t = await makeTestEnv();
     await using c = await connect(t.env);
     const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
-    await c.ok("pty_send", { session_id, text: "bash --norc" });
+    await c.ok("pty_send", { wait: false, session_id, text: "bash --norc" });
     const started = performance.now();
     const r = await c.ok<Read>("pty_read", { session_id, wait: true, timeout: 10 });
     const ms = Math.round(performance.now() - started);
@@ -90,7 +90,7 @@ Deno.test(
     const o = await c.ok<Obs>("pty_observe", { session_id });
     assertEquals([o.state, o.reason], ["nested", "foreground_waiting_for_input"]);
     // Busy inside the nested shell: running, not nested.
-    await c.ok("pty_send", { session_id, text: "sleep 30" });
+    await c.ok("pty_send", { wait: false, session_id, text: "sleep 30" });
     const busy = await eventually(async () => {
       const x = await c.ok<Obs>("pty_observe", { session_id });
       return x.state === "running" ? x : null;
@@ -107,7 +107,7 @@ Deno.test("a nested zsh and dash end a wait with via nested too", opts, async ()
   for (const shell of ["zsh -f", "dash"]) {
     if (!installed(shell.split(" ")[0]!)) continue;
     const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
-    await c.ok("pty_send", { session_id, text: shell });
+    await c.ok("pty_send", { wait: false, session_id, text: shell });
     const r = await c.ok<Read>("pty_read", { session_id, wait: true, timeout: 10 });
     assertEquals([r.is_complete, r.via], [false, "nested"], `${shell}: ${JSON.stringify(r)}`);
     await c.ok("pty_close", { session_id });

@@ -56,7 +56,7 @@ Deno.test(
     const first = shot.content[0];
     const text = first && first.type === "text" ? first.text : "";
     assertEquals([shot.isError === true, /typed-by-a-person/.test(text)], [false, true], text);
-    await c.ok("pty_send", { session_id, text: "true" });
+    await c.ok("pty_send", { wait: false, session_id, text: "true" });
     const r = await c.call("pty_read", { session_id, wait: true, timeout: 10, screen: true });
     const line = (r.content[0] as { text: string }).text.split("\n").find((l) => l.startsWith("[is_complete="));
     assertEquals(line !== undefined && !/;\s*\]/.test(line), true, String(line));

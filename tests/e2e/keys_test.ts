@@ -175,6 +175,7 @@ Deno.test("pty_key sends C-Left, M-x, S-Up, F13, KPEnter and M-; through MCP and
   const { session_id: id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
   const out = `${t.root}/mcp.bin`;
   await c.ok("pty_send", {
+    wait: false,
     session_id: id,
     text: `stty raw -echo -iexten && : > '${out}.ready' && exec cat > '${out}'`,
   });

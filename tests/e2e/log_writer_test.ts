@@ -96,7 +96,7 @@ Deno.test(
     Deno.kill(pid, "SIGKILL");
     await eventually(async () => (await splitPids(logDir)).every((p) => p !== pid), 10_000, "split to die");
     // Output written while no writer runs is lost; tmux notices the dead pipe when it writes to it.
-    await c.ok("pty_send", { session_id: id, text: "echo lost-while-dead" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "echo lost-while-dead" });
     await eventually(
       async () => !(await piped(t, id)) || (await logFiles(logDir, "gap.")).length > 0,
       10_000,
@@ -107,7 +107,7 @@ Deno.test(
     assert(hasWarning(r.warnings ?? [], "LOG_WRITER_RESTARTED"), `warnings: ${JSON.stringify(r.warnings)}`);
     assert(await piped(t, id), "the writer was not attached again");
     await eventually(async () => (await splitPids(logDir)).length === 1, 10_000, "exactly one writer");
-    await c.ok("pty_send", { session_id: id, text: "echo after-kill-$((6000+1))" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "echo after-kill-$((6000+1))" });
     const done = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 30, raw: true });
     assertEquals(done.is_complete, true);
     assertStringIncludes((await readAll(c, id, done)).text, "after-kill-6001");
@@ -134,7 +134,7 @@ Deno.test(
     {
       await using c = await connect(t.env);
       id = await open(c, t);
-      await c.ok("pty_send", { session_id: id, text: "echo before-delete" });
+      await c.ok("pty_send", { wait: false, session_id: id, text: "echo before-delete" });
       before = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 30 });
       assertStringIncludes(before.text, "before-delete");
       assert(before.next_cursor > 0);
@@ -142,7 +142,7 @@ Deno.test(
     // Deleted while no server runs: the next server knows the log's end only from the saved cursor.
     for (const name of await logFiles(`${logDir}/${id}/log`, "seg.")) await Deno.remove(`${logDir}/${id}/log/${name}`);
     await using c = await connect(t.env);
-    await c.ok("pty_send", { session_id: id, text: "echo after-delete-$((40+2))" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "echo after-delete-$((40+2))" });
     const r = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 30, raw: true });
     assertEquals(r.is_complete, true);
     const all = await readAll(c, id, r);
@@ -194,6 +194,7 @@ Deno.test(
       const logDir = `${sessions}/${id}/log`;
       // The producer waits for the disk to be full, then prints more than is left.
       await c.ok("pty_send", {
+        wait: false,
         session_id: id,
         text: `while [ ! -e ${t.root}/go ]; do sleep 0.05; done; seq 1 400000; touch ${t.root}/done`,
       });
@@ -206,7 +207,7 @@ Deno.test(
       assert(names.some((n) => n.startsWith("seg.")), `no segments: ${names}`);
       // Space returns.
       await Deno.remove(`${sessions}/filler`);
-      await c.ok("pty_send", { session_id: id, text: "echo after-disk-full-$((100+23))" });
+      await c.ok("pty_send", { wait: false, session_id: id, text: "echo after-disk-full-$((100+23))" });
       const r = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 60, raw: true });
       assertEquals(r.is_complete, true, JSON.stringify({ ...r, text: r.text.slice(-200) }));
       const all = await readAll(c, id, r);
@@ -244,6 +245,7 @@ Deno.test(
     const segments = 40;
     // About one segment per 0.1 s, then a marker file outside the log; nobody reads meanwhile.
     await c.ok("pty_send", {
+      wait: false,
       session_id: id,
       text: `for i in $(seq 1 ${segments}); do head -c 65536 /dev/zero | tr '\\0' a; sleep 0.1; done; echo; ` +
         `touch ${t.root}/done`,

@@ -162,14 +162,14 @@ Deno.test(
 
     // A sub-agent conversation is refused before anything is typed.
     await pre(t, "toolu_S1", "conv-1", { agent_id: "agent-7" });
-    const sub = await callAs(c, "pty_send", { session_id: l.ok.session_id, text: "from a sub-agent" }, {
+    const sub = await callAs(c, "pty_send", { wait: false, session_id: l.ok.session_id, text: "from a sub-agent" }, {
       "claudecode/toolUseId": "toolu_S1",
     });
     assertEquals(sub.code, "CLAUDE_PARENT_AGENT_UNSUPPORTED");
 
     // A second request: a new delivery for the new turn; a plain (other) client gets wait_process instead.
     await pre(t, "toolu_L2", "conv-1");
-    const s2 = await callAs(c, "pty_send", { session_id: l.ok.session_id, text: "second task" }, {
+    const s2 = await callAs(c, "pty_send", { wait: false, session_id: l.ok.session_id, text: "second task" }, {
       "claudecode/toolUseId": "toolu_L2",
     });
     assert(s2.ok?.parent_delivery, s2.text);
@@ -179,7 +179,7 @@ Deno.test(
     assertStringIncludes(post2.stderr, "ANSWER(second task");
     assert(!post2.stderr.includes("sub-agent"), "the body is turn 1's, not turn 0's");
     await using other = await connect(t.env, "some-other-client");
-    const s3 = await other.ok<Receipt>("pty_send", { session_id: l.ok.session_id, text: "third task" });
+    const s3 = await other.ok<Receipt>("pty_send", { wait: false, session_id: l.ok.session_id, text: "third task" });
     assertEquals(s3.parent_delivery, null);
     assert(s3.wait_process, "other parents get wait_process");
   },
@@ -272,10 +272,10 @@ Deno.test("two parents racing for one child: one request at a time, the other is
   await pre(t, "toolu_A", "conv-a");
   await pre(t, "toolu_B", "conv-b");
   const [ra, rb] = await Promise.all([
-    callAs(a, "pty_send", { session_id: l.session_id, text: "SLOW task from A" }, {
+    callAs(a, "pty_send", { wait: false, session_id: l.session_id, text: "SLOW task from A" }, {
       "claudecode/toolUseId": "toolu_A",
     }),
-    callAs(b, "pty_send", { session_id: l.session_id, text: "SLOW task from B" }, {
+    callAs(b, "pty_send", { wait: false, session_id: l.session_id, text: "SLOW task from B" }, {
       "claudecode/toolUseId": "toolu_B",
     }),
   ]);
@@ -332,7 +332,7 @@ Deno.test("cursor parent: receive process or postToolUse takes the answer, never
   assertEquals(nothing.stdout.trim(), "{}");
 
   // Second request: the parent keeps working; postToolUse of its next tool call injects the answer.
-  const s2 = await callAs(c, "pty_send", { session_id: l.ok.session_id, text: "second cursor task" }, {});
+  const s2 = await callAs(c, "pty_send", { wait: false, session_id: l.ok.session_id, text: "second cursor task" }, {});
   assert(s2.ok?.parent_delivery, s2.text);
   const id = s2.ok.parent_delivery.delivery_id;
   const bound = await hook(t, "cursor-parent", {
@@ -405,7 +405,7 @@ Deno.test(
       assertStringIncludes(queued, "ANSWER(codex parent task)");
       assertEquals(await adds(l.ok.parent_delivery.delivery_id), 1);
       // A Codex request without a thread gets no automatic delivery: wait_process instead.
-      const noThread = await callAs(c, "pty_send", { session_id: child, text: "no thread task" }, {});
+      const noThread = await callAs(c, "pty_send", { wait: false, session_id: child, text: "no thread task" }, {});
       assertEquals(noThread.ok?.parent_delivery, null);
       assert(noThread.ok?.wait_process, "wait_process without a thread");
       await eventually(
@@ -419,7 +419,7 @@ Deno.test(
     // The receiver refuses: failed, body kept.
     {
       await using c = await connect({ ...t.env, FAKE_CODEX_APPSERVER_MODE: "reject_add" }, "codex-mcp-client");
-      const s = await callAs(c, "pty_send", { session_id: child, text: "refused task" }, meta);
+      const s = await callAs(c, "pty_send", { wait: false, session_id: child, text: "refused task" }, meta);
       assert(s.ok?.parent_delivery, s.text);
       const id = s.ok.parent_delivery.delivery_id;
       const r = await settled(id);
@@ -433,7 +433,7 @@ Deno.test(
     let cutId = "";
     {
       await using c = await connect({ ...t.env, FAKE_CODEX_APPSERVER_MODE: "exit_after_add" }, "codex-mcp-client");
-      const s = await callAs(c, "pty_send", { session_id: child, text: "cut off task" }, meta);
+      const s = await callAs(c, "pty_send", { wait: false, session_id: child, text: "cut off task" }, meta);
       assert(s.ok?.parent_delivery, s.text);
       cutId = s.ok.parent_delivery.delivery_id;
       const r = await settled(cutId);

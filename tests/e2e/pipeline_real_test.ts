@@ -61,7 +61,11 @@ for (const k of CASES) {
       });
       assertEquals(l.startup.status, "not_checked");
       // At once: the CLI is still starting; the send waits for it and dispatches the first turn.
-      const s = await c.ok<Sent>("pty_send", { session_id: l.session_id, text: "first line\x1b[201~\nsecond line" });
+      const s = await c.ok<Sent>("pty_send", {
+        wait: false,
+        session_id: l.session_id,
+        text: "first line\x1b[201~\nsecond line",
+      });
       assertEquals([s.mode, s.event_cursor], ["agent_dispatch", 0]);
       const w = await runWaiter(env, s.wait_process!, 120);
       assertEquals([w.code, w.json.outcome], [0, "done"], JSON.stringify(w.json));
@@ -75,7 +79,7 @@ for (const k of CASES) {
       assert(bodies.includes("first line\\nsecond line"), "the model server never saw both lines in one prompt");
       assert(!bodies.includes("\\u001b[201~"), "the paste-end sequence reached the model");
       // The second line was not a turn of its own: the next send is turn 1.
-      const s2 = await c.ok<Sent>("pty_send", { session_id: l.session_id, text: "next task" });
+      const s2 = await c.ok<Sent>("pty_send", { wait: false, session_id: l.session_id, text: "next task" });
       assertEquals([s2.mode, s2.event_cursor], ["agent_dispatch", 1]);
       assertEquals((await runWaiter(env, s2.wait_process!, 120)).code, 0);
       // The same text as agent_launch's first prompt (typed through the same chokepoint).
@@ -90,7 +94,11 @@ for (const k of CASES) {
       assertEquals((await runWaiter(env, l2.wait_process, 120)).code, 0);
       const first = JSON.stringify(srv.requests.slice(before).map((r) => r.body));
       assert(first.includes("alpha line\\nomega line"), "the first prompt did not arrive as one text");
-      const s3 = await c.ok<Sent>("pty_send", { session_id: l2.session_id, text: "after the first prompt" });
+      const s3 = await c.ok<Sent>("pty_send", {
+        wait: false,
+        session_id: l2.session_id,
+        text: "after the first prompt",
+      });
       assertEquals([s3.mode, s3.event_cursor], ["agent_dispatch", 1]);
       assertEquals((await runWaiter(env, s3.wait_process!, 120)).code, 0);
     },

@@ -145,7 +145,7 @@ Deno.test(
     const l = await c.ok<Launch>("agent_launch", { harness: "claude-code", cwd: proj, trust_project: true, prompt });
     assertEquals(l.initial_prompt.status, "started");
     assertEquals((await runWaiter(t.env, l.wait_process!)).code, 0);
-    const s = await c.ok<Sent>("pty_send", { session_id: l.session_id, text: prompt });
+    const s = await c.ok<Sent>("pty_send", { wait: false, session_id: l.session_id, text: prompt });
     assertEquals([s.mode, s.event_cursor], ["agent_dispatch", 1]);
     assertEquals((await runWaiter(t.env, s.wait_process!)).code, 0);
     const prompts = await claudePrompts(t);
@@ -231,7 +231,7 @@ Deno.test("a second codex-cli launch in the same directory correlates its own ro
   await using c = await connect(t.env);
   const first = await c.ok<Launch>("agent_launch", { harness: "codex-cli", cwd: proj, prompt: "task of the first" });
   assertEquals((await runWaiter(t.env, first.wait_process!)).code, 0);
-  await c.ok<Sent>("pty_send", { session_id: first.session_id, text: "more for the first" });
+  await c.ok<Sent>("pty_send", { wait: false, session_id: first.session_id, text: "more for the first" });
   const second = await c.ok<Launch>("agent_launch", { harness: "codex-cli", cwd: proj, prompt: "task of the second" });
   assertEquals(second.event_cursor, 0);
   assertEquals((await runWaiter(t.env, second.wait_process!)).code, 0);

@@ -34,7 +34,7 @@ async function waitRead(c: TestClient, session_id: string): Promise<Read> {
 
 /** Sends `text`, waits, and asserts an input_prompt verdict of `kind` well under the timeout, and observe's state. */
 async function expectPrompt(c: TestClient, session_id: string, text: string, kind: string, label: string) {
-  await c.ok("pty_send", { session_id, text });
+  await c.ok("pty_send", { wait: false, session_id, text });
   const r = await waitRead(c, session_id);
   assertEquals([r.is_complete, r.via, r.prompt], [false, "input_prompt", kind], `${label}: ${JSON.stringify(r)}`);
   assert(r.waited_ms < 5000, `${label}: verdict after ${r.waited_ms} ms`);
@@ -64,7 +64,7 @@ for (const shell of ["bash", "zsh"]) {
     await using c = await connect(t.env);
     const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell });
     await expectPrompt(c, session_id, 'echo "open', "continuation", `${shell} PS2`);
-    await c.ok("pty_send", { session_id, text: 'closed"' });
+    await c.ok("pty_send", { wait: false, session_id, text: 'closed"' });
     const r = await expectDone(c, session_id, 0, `${shell} closing the quote`);
     assert(/closed/.test(r.text), r.text);
     // A second continuation line is still a continuation; C-c abandons it with status 130.
@@ -74,11 +74,11 @@ for (const shell of ["bash", "zsh"]) {
     await expectDone(c, session_id, 130, `${shell} C-c at PS2`);
 
     await expectPrompt(c, session_id, "read X", "read", `${shell} read`);
-    await c.ok("pty_send", { session_id, text: "answer" });
+    await c.ok("pty_send", { wait: false, session_id, text: "answer" });
     await expectDone(c, session_id, 0, `${shell} read answered`);
 
     await expectPrompt(c, session_id, "read -s X", "password", `${shell} read -s`);
-    await c.ok("pty_send", { session_id, text: "s3cret" });
+    await c.ok("pty_send", { wait: false, session_id, text: "s3cret" });
     await expectDone(c, session_id, 0, `${shell} read -s answered`);
 
     if (installed("python3")) {
@@ -89,13 +89,13 @@ for (const shell of ["bash", "zsh"]) {
         "password",
         `${shell} getpass`,
       );
-      await c.ok("pty_send", { session_id, text: "hunter2" });
+      await c.ok("pty_send", { wait: false, session_id, text: "hunter2" });
       const g = await expectDone(c, session_id, 0, `${shell} getpass answered`);
       assert(/got 7/.test(g.text) && !/hunter2/.test(g.text), g.text);
     }
     // A script's read (a bash child, canonical): read, not nested.
     await expectPrompt(c, session_id, `bash -c 'read -p "name? " n; echo "hi $n"'`, "read", `${shell} script read`);
-    await c.ok("pty_send", { session_id, text: "bob" });
+    await c.ok("pty_send", { wait: false, session_id, text: "bob" });
     await expectDone(c, session_id, 0, `${shell} script read answered`);
 
     // Back at a fresh prompt: idle_shell, no prompt.
@@ -111,13 +111,13 @@ for (const shell of ["bash", "zsh"]) {
     await using t = await makeTestEnv();
     await using c = await connect(t.env);
     const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell });
-    await c.ok("pty_send", { session_id, text: "false" });
+    await c.ok("pty_send", { wait: false, session_id, text: "false" });
     await expectDone(c, session_id, 1, `${shell} false`);
     for (let i = 0; i < 3; i++) {
       await c.ok("pty_key", { session_id, key: "C-c" });
       await expectDone(c, session_id, 130, `${shell} C-c #${i + 1}`);
     }
-    await c.ok("pty_send", { session_id, text: "echo after" });
+    await c.ok("pty_send", { wait: false, session_id, text: "echo after" });
     await expectDone(c, session_id, 0, `${shell} after C-c`);
     await c.ok("pty_close", { session_id });
   });
@@ -134,7 +134,7 @@ Deno.test("C-c at an idle prompt reports 130 even when the user's prompt hook is
   await using c = await connect(t.env);
   for (const shell of ["bash", "zsh"]) {
     const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell });
-    await c.ok("pty_send", { session_id, text: "false" });
+    await c.ok("pty_send", { wait: false, session_id, text: "false" });
     await expectDone(c, session_id, 1, `${shell} false`);
     await c.ok("pty_key", { session_id, key: "C-c" });
     await expectDone(c, session_id, 130, `${shell} C-c with a slow prompt`);
@@ -150,14 +150,14 @@ Deno.test("dash: a password prompt is reported; its continuation and read cannot
   await using c = await connect(t.env);
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "dash" });
   await expectPrompt(c, session_id, `python3 -c 'import getpass; getpass.getpass()'`, "password", "dash getpass");
-  await c.ok("pty_send", { session_id, text: "x" });
+  await c.ok("pty_send", { wait: false, session_id, text: "x" });
   const r = await waitRead(c, session_id);
   assertEquals([r.is_complete, r.via], [true, "quiescent"], JSON.stringify(r));
   // dash has no line editor: its PS2 and its read are canonical with echo, like its fresh prompt.
-  await c.ok("pty_send", { session_id, text: "stty -echo; read X; stty echo" });
+  await c.ok("pty_send", { wait: false, session_id, text: "stty -echo; read X; stty echo" });
   const p = await waitRead(c, session_id);
   assertEquals([p.via, p.prompt], ["input_prompt", "password"], JSON.stringify(p));
-  await c.ok("pty_send", { session_id, text: "y" });
+  await c.ok("pty_send", { wait: false, session_id, text: "y" });
   await c.ok("pty_close", { session_id });
 });
 
@@ -172,12 +172,12 @@ for (const outer of ["bash", "zsh"]) {
     const children = ["bash", "bash --norc", ...(installed("zsh") ? ["zsh", "zsh -l"] : [])];
     for (const child of children) {
       const label = `${outer} > ${child}`;
-      await c.ok("pty_send", { session_id, text: child });
+      await c.ok("pty_send", { wait: false, session_id, text: child });
       // The child's first prompt is not the end of the command "bash": still nested, quickly.
       const started = await waitRead(c, session_id);
       assertEquals([started.is_complete, started.via], [false, "nested"], `${label}: ${JSON.stringify(started)}`);
       assert(started.waited_ms < 5000, `${label}: ${started.waited_ms} ms`);
-      await c.ok("pty_send", { session_id, text: "echo in-$((6*7)); false" });
+      await c.ok("pty_send", { wait: false, session_id, text: "echo in-$((6*7)); false" });
       const inner = await expectDone(c, session_id, 1, `${label} command`);
       assert(/in-42/.test(inner.text), inner.text);
       // The prompts work inside, too.
@@ -185,21 +185,21 @@ for (const outer of ["bash", "zsh"]) {
       await c.ok("pty_key", { session_id, key: "C-c" });
       await expectDone(c, session_id, 130, `${label} C-c`);
       await expectPrompt(c, session_id, "read X", "read", `${label} read`);
-      await c.ok("pty_send", { session_id, text: "a" });
+      await c.ok("pty_send", { wait: false, session_id, text: "a" });
       await expectDone(c, session_id, 0, `${label} read answered`);
       // Leaving it: the session's shell reports the child's exit status.
-      await c.ok("pty_send", { session_id, text: "exit 7" });
+      await c.ok("pty_send", { wait: false, session_id, text: "exit 7" });
       await expectDone(c, session_id, 7, `${label} exit`);
     }
     // Without rc files there is nothing to install: nested, never a false completion.
     if (installed("zsh")) {
-      await c.ok("pty_send", { session_id, text: "zsh -f" });
+      await c.ok("pty_send", { wait: false, session_id, text: "zsh -f" });
       const r = await waitRead(c, session_id);
       assertEquals([r.is_complete, r.via], [false, "nested"], JSON.stringify(r));
-      await c.ok("pty_send", { session_id, text: "echo plain" });
+      await c.ok("pty_send", { wait: false, session_id, text: "echo plain" });
       const r2 = await waitRead(c, session_id);
       assertEquals([r2.is_complete, r2.via], [false, "nested"], JSON.stringify(r2));
-      await c.ok("pty_send", { session_id, text: "exit" });
+      await c.ok("pty_send", { wait: false, session_id, text: "exit" });
       await expectDone(c, session_id, 0, "zsh -f exit");
     }
     await c.ok("pty_close", { session_id });
@@ -231,11 +231,11 @@ Deno.test("a password sent to a prompt with echo off is not written anywhere und
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
   await expectPrompt(c, session_id, "read -s -p 'Secret: ' s", "password", "read -s");
   const secret = "hunter2-" + crypto.randomUUID().slice(0, 8);
-  await c.ok("pty_send", { session_id, text: secret });
+  await c.ok("pty_send", { wait: false, session_id, text: secret });
   await expectDone(c, session_id, 0, "answered");
   assertEquals(await filesContaining(t.stateDir, secret), []);
   // The shell has it (echo off, so the log does not); nothing aiterm wrote does.
-  await c.ok("pty_send", { session_id, text: 'echo "len=${#s}"' });
+  await c.ok("pty_send", { wait: false, session_id, text: 'echo "len=${#s}"' });
   const r = await expectDone(c, session_id, 0, "length");
   assert(r.text.includes(`len=${secret.length}`), r.text);
   assertEquals(await filesContaining(t.stateDir, secret), []);

@@ -29,7 +29,7 @@ Deno.test(
     const idle = await c.ok<Obs>("pty_observe", { session_id });
     assertEquals([idle.state, idle.foreground?.is_shell, idle.activity.cpu_ms_delta], ["idle_shell", true, null]);
     assertMatch(idle.foreground?.argv_digest ?? "", /^sha256:[0-9a-f]{64}$/);
-    await c.ok("pty_send", { session_id, text: "SECRETWORDXYZ=1 sh -c 'while :; do :; done'" });
+    await c.ok("pty_send", { wait: false, session_id, text: "SECRETWORDXYZ=1 sh -c 'while :; do :; done'" });
     const busy = await eventually(async () => {
       const o = await c.ok<Obs>("pty_observe", { session_id, cursor: idle.activity.cursor });
       return o.state === "running" ? o : null;
@@ -48,7 +48,7 @@ Deno.test(
     assertEquals(back.activity.cpu_delta_complete, false);
     assertEquals((await c.err("pty_observe", { session_id, cursor: "garbage" })).code, "INVALID_ARGUMENT");
     // A harness running under a script (no job control): when it is stopped, nobody takes the terminal back.
-    await c.ok("pty_send", { session_id, text: "sh -c 'sleep 600; :'" });
+    await c.ok("pty_send", { wait: false, session_id, text: "sh -c 'sleep 600; :'" });
     const sleeper = await eventually(async () => {
       const o = await c.ok<Obs>("pty_observe", { session_id, cursor: back.activity.cursor });
       return o.activity.processes.length >= 3 ? o : null;
@@ -62,7 +62,7 @@ Deno.test(
     assertEquals(stopped.reason, "harness_stopped");
     Deno.kill(pid, "SIGCONT");
     Deno.kill(pid, "SIGTERM");
-    await c.ok("pty_send", { session_id, text: "exit" });
+    await c.ok("pty_send", { wait: false, session_id, text: "exit" });
     const ended = await eventually(async () => {
       const o = await c.ok<Obs>("pty_observe", { session_id });
       return o.state === "ended" ? o : null;
@@ -76,7 +76,7 @@ Deno.test("pty_observe says nested for a REPL waiting at its prompt", opts, asyn
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  await c.ok("pty_send", { session_id, text: "python3 -q" });
+  await c.ok("pty_send", { wait: false, session_id, text: "python3 -q" });
   const o = await eventually(async () => {
     const r = await c.ok<Obs>("pty_observe", { session_id });
     return r.state === "nested" ? r : null;

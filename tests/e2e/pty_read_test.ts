@@ -33,7 +33,7 @@ Deno.test(
     await using c = await connect(t.env);
     const id = await open(c, { cwd: t.root });
     await c.ok("pty_read", { session_id: id });
-    await c.ok("pty_send", { session_id: id, text: "sleep 0.3; echo first-output" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "sleep 0.3; echo first-output" });
     const r1 = await c.ok<Read>("pty_read", { session_id: id, wait: true });
     assertEquals([r1.is_complete, r1.via, r1.exit_status], [true, "shell_integration", 0]);
     assertStringIncludes(r1.text, "first-output");
@@ -41,7 +41,7 @@ Deno.test(
     assert(!r1.text.includes("133;"), "shell-integration marks leaked");
     const r2 = await c.ok<Read>("pty_read", { session_id: id });
     assert(!r2.text.includes("first-output"), "a second read repeated old output");
-    await c.ok("pty_send", { session_id: id, text: "(exit 3)" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "(exit 3)" });
     const r3 = await c.ok<Read>("pty_read", { session_id: id, wait: true });
     assertEquals([r3.via, r3.exit_status], ["shell_integration", 3]);
   },
@@ -55,6 +55,7 @@ Deno.test(
     await using c = await connect(t.env);
     const id = await open(c, { cwd: t.root, shell: "sh" });
     const s = await c.ok<{ marked: boolean }>("pty_send", {
+      wait: false,
       session_id: id,
       text: "sleep 0.5; echo after-sleep; false",
       mark: true,
@@ -66,8 +67,8 @@ Deno.test(
     assert(!/__AITERM_[0-9a-f]+_\d+__/.test(r.text), "the sentinel line was not hidden");
     // A nested POSIX shell (the same trick works inside ssh or docker exec).
     const bash = await open(c, { cwd: t.root });
-    await c.ok("pty_send", { session_id: bash, text: "sh" });
-    await c.ok("pty_send", { session_id: bash, text: "echo nested-$((6*7))", mark: "posix" });
+    await c.ok("pty_send", { wait: false, session_id: bash, text: "sh" });
+    await c.ok("pty_send", { wait: false, session_id: bash, text: "echo nested-$((6*7))", mark: "posix" });
     const n = await c.ok<Read>("pty_read", { session_id: bash, wait: true });
     assertEquals([n.via, n.exit_status], ["sentinel", 0]);
     assertStringIncludes(n.text, "nested-42");
@@ -78,9 +79,9 @@ Deno.test("until and until_regex match new output only; a bad regex is an error"
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
-  await c.ok("pty_send", { session_id: id, text: "echo READY-1" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "echo READY-1" });
   await c.ok("pty_read", { session_id: id, wait: true });
-  await c.ok("pty_send", { session_id: id, text: "sleep 0.4; echo READY-2; sleep 30" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "sleep 0.4; echo READY-2; sleep 30" });
   const r = await c.ok<Read>("pty_read", { session_id: id, until: "READY-\\d", until_regex: true, timeout: 20 });
   assertEquals([r.is_complete, r.via], [true, "until"]);
   assertStringIncludes(r.text, "READY-2");
@@ -89,36 +90,46 @@ Deno.test("until and until_regex match new output only; a bad regex is an error"
   assertEquals(bad.code, "INVALID_ARGUMENT");
 });
 
-Deno.test("quiescent for a shell without integration, nested for a REPL, timeout capped at 600", opts, async () => {
-  await using t = await makeTestEnv();
-  await using c = await connect(t.env);
-  const sh = await open(c, { cwd: t.root, shell: "sh" });
-  await c.ok("pty_send", { session_id: sh, text: "echo quiet-one" });
-  const q = await c.ok<Read>("pty_read", { session_id: sh, wait: true });
-  assertEquals([q.is_complete, q.via], [true, "quiescent"]);
-  assertStringIncludes(q.text, "quiet-one");
-  const id = await open(c, { cwd: t.root });
-  await c.ok("pty_send", { session_id: id, text: "python3 -q" });
-  const n = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 20 });
-  assertEquals([n.is_complete, n.via], [false, "nested"]);
-  assertMatch(n.hint ?? "", /until|mark/);
-  await c.ok("pty_send", { session_id: id, text: "exit()" });
-  await c.ok("pty_read", { session_id: id, wait: true });
-  await c.ok("pty_send", { session_id: id, text: "sleep 5" });
-  const to = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 0.4 });
-  assertEquals([to.is_complete, to.via, to.timeout_used], [false, "timeout", 0.4]);
-  await c.ok("pty_key", { session_id: id, key: "C-c" });
-  await c.ok("pty_send", { session_id: id, text: "echo x" });
-  const capped = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 9999 });
-  assertEquals([capped.is_complete, capped.timeout_used], [true, 600]);
-});
+Deno.test(
+  "quiescent for a shell without integration, nested for a REPL, timeout capped at the client's allowance",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await using c = await connect(t.env);
+    const sh = await open(c, { cwd: t.root, shell: "sh" });
+    await c.ok("pty_send", { wait: false, session_id: sh, text: "echo quiet-one" });
+    const q = await c.ok<Read>("pty_read", { session_id: sh, wait: true });
+    assertEquals([q.is_complete, q.via], [true, "quiescent"]);
+    assertStringIncludes(q.text, "quiet-one");
+    const id = await open(c, { cwd: t.root });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "python3 -q" });
+    const n = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 20 });
+    assertEquals([n.is_complete, n.via], [false, "nested"]);
+    assertMatch(n.hint ?? "", /until|mark/);
+    await c.ok("pty_send", { wait: false, session_id: id, text: "exit()" });
+    await c.ok("pty_read", { session_id: id, wait: true });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "sleep 5" });
+    const to = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 0.4 });
+    assertEquals([to.is_complete, to.via, to.timeout_used], [false, "timeout", 0.4]);
+    await c.ok("pty_key", { session_id: id, key: "C-c" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "echo x" });
+    // Any MCP SDK client cuts a call at 60 s by default: a wait stops safely under that (55 s), and says so.
+    const capped = await c.ok<Read & { timeout_capped?: string }>("pty_read", {
+      session_id: id,
+      wait: true,
+      timeout: 9999,
+    });
+    assertEquals([capped.is_complete, capped.timeout_used], [true, 55]);
+    assertMatch(capped.timeout_capped ?? "", /^timeout 9999 s lowered to 55 s: .*60 s/);
+  },
+);
 
 Deno.test("exit is detected; an ended session's log stays readable until pty_close", opts, async () => {
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
   await c.ok("pty_read", { session_id: id });
-  await c.ok("pty_send", { session_id: id, text: "echo last-words; exit" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "echo last-words; exit" });
   const r = await c.ok<Read>("pty_read", { session_id: id, wait: true });
   assertEquals([r.is_complete, r.via, r.state], [true, "exit", "ended"]);
   const again = await c.ok<Read>("pty_read", { session_id: id, cursor: 0 });
@@ -132,7 +143,7 @@ Deno.test("explicit cursors page without moving the default cursor; bad ranges a
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
   await c.ok("pty_read", { session_id: id });
-  const sent = await c.ok<{ log_cursor: number }>("pty_send", { session_id: id, text: "seq 1 100" });
+  const sent = await c.ok<{ log_cursor: number }>("pty_send", { wait: false, session_id: id, text: "seq 1 100" });
   const first = await c.ok<Read>("pty_read", { session_id: id, wait: true, cursor: sent.log_cursor });
   const second = await c.ok<Read>("pty_read", { session_id: id, cursor: sent.log_cursor });
   assertEquals(first.next_cursor, second.next_cursor);
@@ -158,7 +169,7 @@ Deno.test("the log rotates under a size cap; a read from a rotated cursor says t
   await using t = await makeTestEnv({ AITERM_LOG_SEGMENT_BYTES: "16384", AITERM_LOG_KEEP_SEGMENTS: "3" });
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
-  await c.ok("pty_send", { session_id: id, text: "seq 1 40000" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "seq 1 40000" });
   const done = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 60 });
   assert(done.is_complete);
   const r = await c.ok<Read>("pty_read", { session_id: id, cursor: 0, raw: true });
@@ -174,7 +185,7 @@ Deno.test("a long wait sends MCP progress notifications", opts, async () => {
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
-  await c.ok("pty_send", { session_id: id, text: "sleep 2.5" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "sleep 2.5" });
   let notes = 0;
   const r = await c.client.callTool({ name: "pty_read", arguments: { session_id: id, wait: true } }, undefined, {
     onprogress: () => {
@@ -191,7 +202,7 @@ Deno.test("long output folds to head and tail with a marker whose re-read shows 
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
   await c.ok("pty_read", { session_id: id });
-  await c.ok("pty_send", { session_id: id, text: "for i in $(seq 1 300); do echo row-$i; done" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "for i in $(seq 1 300); do echo row-$i; done" });
   const r = await c.ok<Read>("pty_read", { session_id: id, wait: true });
   assertStringIncludes(r.text, "row-1\n");
   assertStringIncludes(r.text, "row-300");
@@ -207,7 +218,11 @@ Deno.test("a command printing 100 MB leaves reads and the log bounded", opts, as
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
   await c.ok("pty_read", { session_id: id });
-  await c.ok("pty_send", { session_id: id, text: "seq 1 13000000 | head -c 100000000; echo; echo big-done" });
+  await c.ok("pty_send", {
+    wait: false,
+    session_id: id,
+    text: "seq 1 13000000 | head -c 100000000; echo; echo big-done",
+  });
   const done = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 120, lines: 5 });
   assertEquals([done.is_complete, done.via], [true, "shell_integration"]);
   const r = await c.ok<Read>("pty_read", { session_id: id, cursor: 0, raw: true });
@@ -227,7 +242,7 @@ Deno.test("a multi-line script's wrapper echo is shown as a short marker, its ou
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
   await c.ok("pty_read", { session_id: id });
-  await c.ok("pty_send", { session_id: id, text: "x='a b'\necho \"got $x\"\necho done-2" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "x='a b'\necho \"got $x\"\necho done-2" });
   const r = await c.ok<Read>("pty_read", { session_id: id, wait: true });
   assertStringIncludes(r.text, "got a b");
   assertStringIncludes(r.text, "done-2");

@@ -59,6 +59,7 @@ Deno.test(
     assertEquals(skipped.env_vars_skipped, ["AITERM_NOT_SET_ANYWHERE"]);
     assertEquals((await c.err("pty_open", { shell: "no-such-shell-xyz" })).code, "SHELL_NOT_FOUND");
     await c.ok("pty_send", {
+      wait: false,
       session_id: "work_1",
       text: `echo "$AITERM_SESSION_ID:$AITERM_TEST_SECRET" > ${t.root}/env.txt`,
     });
@@ -79,11 +80,15 @@ Deno.test("a multi-line script runs in the current shell: heredoc, variables acr
     'echo "$GREETING" >> out.txt',
     "cd sub",
   ].join("\n");
-  const sent = await c.ok<{ mode: string }>("pty_send", { session_id, text: script });
+  const sent = await c.ok<{ mode: string }>("pty_send", { wait: false, session_id, text: script });
   assertEquals(sent.mode, "script");
   const out = await eventually(() => fileText(`${t.root}/out.txt`).then((s) => s?.includes("line 1\n") ? s : null));
   assertEquals(out, "$GREETING stays literal in a quoted heredoc\nhello from line 1\n");
-  await c.ok("pty_send", { session_id, text: `pwd > ${t.root}/pwd.txt; echo "$GREETING" >> ${t.root}/pwd.txt` });
+  await c.ok("pty_send", {
+    wait: false,
+    session_id,
+    text: `pwd > ${t.root}/pwd.txt; echo "$GREETING" >> ${t.root}/pwd.txt`,
+  });
   assertEquals(
     await eventually(() => fileText(`${t.root}/pwd.txt`).then((s) => s?.includes("\nhello") ? s : null)),
     `${t.root}/sub\nhello from line 1\n`,
@@ -98,7 +103,7 @@ Deno.test("two server processes sending 6,000 characters each never interleave",
   // The lines go to cat with the tty in non-canonical mode: a shell runs each command with the tty in
   // canonical mode, where Linux keeps at most 4095 characters of a line typed before the command ends, so a
   // paste that lands while the previous printf still runs (two busy cores) lost its tail and never ran.
-  await a.ok("pty_send", { session_id, text: "stty -icanon -echo; cat >> lines.txt" });
+  await a.ok("pty_send", { wait: false, session_id, text: "stty -icanon -echo; cat >> lines.txt" });
   await eventually(
     async () =>
       (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_current_command}")).stdout.trim() === "cat",
@@ -108,8 +113,8 @@ Deno.test("two server processes sending 6,000 characters each never interleave",
   const line = (ch: string) => ch.repeat(6000);
   const sends: Promise<unknown>[] = [];
   for (let i = 0; i < 3; i++) {
-    sends.push(a.ok("pty_send", { session_id, text: line("A") }));
-    sends.push(b.ok("pty_send", { session_id, text: line("B") }));
+    sends.push(a.ok("pty_send", { wait: false, session_id, text: line("A") }));
+    sends.push(b.ok("pty_send", { wait: false, session_id, text: line("B") }));
   }
   await Promise.all(sends);
   const text = await eventually(
@@ -128,10 +133,10 @@ Deno.test("a 70 KiB send is refused with INPUT_TOO_LARGE and the pane shows noth
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  await c.ok("pty_send", { session_id, text: `echo ready > ${t.root}/ready.txt` });
+  await c.ok("pty_send", { wait: false, session_id, text: `echo ready > ${t.root}/ready.txt` });
   await eventually(() => fileText(`${t.root}/ready.txt`));
   const before = (await t.tmux("capture-pane", "-p", "-t", `=${session_id}:`)).stdout;
-  const e = await c.err("pty_send", { session_id, text: "x".repeat(70 * 1024) });
+  const e = await c.err("pty_send", { wait: false, session_id, text: "x".repeat(70 * 1024) });
   assertEquals(e.code, "INPUT_TOO_LARGE");
   assertStringIncludes(e.text, "65536");
   assertStringIncludes(e.text, String(70 * 1024));
@@ -146,11 +151,13 @@ Deno.test("raw:true delivers the bytes exactly; sanitising removes controls othe
   const payload = "a\x01b\x1b[31mc\td\re\x7f\u00e9\u6f22\u{1f600}\n";
   const size = new TextEncoder().encode(payload).length;
   await c.ok("pty_send", {
+    wait: false,
     session_id,
     text: `stty raw -echo; head -c ${size} > raw.bin; stty sane; echo done > raw.done`,
   });
   await new Promise((r) => setTimeout(r, 300));
   const sent = await c.ok<{ mode: string; bytes: number }>("pty_send", {
+    wait: false,
     session_id,
     text: payload,
     raw: true,
@@ -160,6 +167,7 @@ Deno.test("raw:true delivers the bytes exactly; sanitising removes controls othe
   await eventually(() => fileText(`${t.root}/raw.done`));
   assertEquals(await Deno.readFile(`${t.root}/raw.bin`), new TextEncoder().encode(payload));
   const clean = await c.ok<{ removed_controls: number; bytes: number }>("pty_send", {
+    wait: false,
     session_id,
     text: "echo \x1b[200~safe\x1b[201~\x07 > clean.txt",
   });
@@ -171,7 +179,7 @@ Deno.test("pty_key presses named keys and refuses unknown names without typing t
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  await c.ok("pty_send", { session_id, text: `sleep 30; echo finished > ${t.root}/sleep.txt` });
+  await c.ok("pty_send", { wait: false, session_id, text: `sleep 30; echo finished > ${t.root}/sleep.txt` });
   await eventually(async () =>
     (await t.tmux("display", "-p", "-t", `=${session_id}:`, "#{pane_current_command}")).stdout.trim() === "sleep"
   );
@@ -199,7 +207,7 @@ Deno.test("pty_close is idempotent and removes the session's files", opts, async
   assertEquals((await c.ok<{ outcome: string }>("pty_close", { session_id })).outcome, "already_closed");
   assertEquals(await Deno.stat(`${t.stateDir}/sessions/${session_id}`).then(() => true, () => false), false);
   assertEquals((await t.tmux("has-session", "-t", `=${session_id}:`)).code, 1);
-  assertEquals((await c.err("pty_send", { session_id, text: "echo" })).code, "SESSION_NOT_FOUND");
+  assertEquals((await c.err("pty_send", { wait: false, session_id, text: "echo" })).code, "SESSION_NOT_FOUND");
 });
 
 Deno.test("pty_list shows ai and human sessions and ended ones; diagnostics reports readiness", opts, async () => {
@@ -207,7 +215,7 @@ Deno.test("pty_list shows ai and human sessions and ended ones; diagnostics repo
   await using c = await connect(t.env);
   await c.ok("pty_open", { name: "mine", cwd: t.root });
   const gone = await c.ok<{ session_id: string }>("pty_open", { name: "shortlived", cwd: t.root });
-  await c.ok("pty_send", { session_id: gone.session_id, text: "exit" });
+  await c.ok("pty_send", { wait: false, session_id: gone.session_id, text: "exit" });
   const human = await t.tmux("new-session", "-d", "-s", "person", "sh");
   assertEquals(human.code, 0, human.stderr);
   const rows = await eventually(async () => {
@@ -222,7 +230,10 @@ Deno.test("pty_list shows ai and human sessions and ended ones; diagnostics repo
   assertEquals(by.mine?.width, 200);
   assertEquals(by.person?.origin, "human");
   assertEquals(by.shortlived?.state, "ended");
-  assertEquals((await c.err("pty_send", { session_id: "shortlived", text: "echo" })).code, "SESSION_ENDED");
+  assertEquals(
+    (await c.err("pty_send", { wait: false, session_id: "shortlived", text: "echo" })).code,
+    "SESSION_ENDED",
+  );
   const d = await c.ok<
     { overall: string; multiplexer: { found: boolean; supported: boolean }; sessions: { count: number } }
   >("diagnostics");
@@ -241,17 +252,20 @@ Deno.test("a SIGKILLed server leaves the session alive; a new server lists it an
   await using second = await connect(t.env);
   const l = await second.ok<{ sessions: { session_id: string; state: string; origin: string }[] }>("pty_list");
   assertEquals(l.sessions.map((s) => [s.session_id, s.state, s.origin]), [[session_id, "running", "ai"]]);
-  await second.ok("pty_send", { session_id, text: `echo survived > ${t.root}/survived.txt` });
+  await second.ok("pty_send", { wait: false, session_id, text: `echo survived > ${t.root}/survived.txt` });
   assertEquals(await eventually(() => fileText(`${t.root}/survived.txt`)), "survived\n");
 });
 
 Deno.test("bad arguments and unknown tools are coded errors", opts, async () => {
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
-  const e = await c.err("pty_send", { session_id: "t1" });
+  const e = await c.err("pty_send", { wait: false, session_id: "t1" });
   assertEquals(e.code, "INVALID_ARGUMENT");
   assertMatch(e.text, /^INVALID_ARGUMENT: .*text/);
-  assertEquals((await c.err("pty_send", { session_id: "t1", text: "x", bogus: 1 })).code, "INVALID_ARGUMENT");
+  assertEquals(
+    (await c.err("pty_send", { wait: false, session_id: "t1", text: "x", bogus: 1 })).code,
+    "INVALID_ARGUMENT",
+  );
   assertEquals((await c.err("no_such_tool")).code, "TOOL_UNKNOWN");
 });
 
@@ -301,7 +315,7 @@ Deno.test("output produced while no server runs is kept in the log", opts, async
   const first = await connect(t.env);
   const { session_id } = await first.ok<{ session_id: string }>("pty_open", { cwd: t.root });
   await first.ok("pty_read", { session_id });
-  await first.ok("pty_send", { session_id, text: "sleep 1; echo printed-while-down-$((40+2))" });
+  await first.ok("pty_send", { wait: false, session_id, text: "sleep 1; echo printed-while-down-$((40+2))" });
   Deno.kill(first.pid, "SIGKILL");
   await first.close();
   await new Promise((r) => setTimeout(r, 1500));
@@ -314,7 +328,7 @@ Deno.test("a server started without any locale variables still drives sessions",
   await using t = await makeTestEnv();
   await using c = await connect({ PATH: t.env.PATH!, HOME: t.home, AITERM_STATE_DIR: t.stateDir, TMUX_TMPDIR: t.root });
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  await c.ok("pty_send", { session_id, text: "echo no-locale-$((1+1))" });
+  await c.ok("pty_send", { wait: false, session_id, text: "echo no-locale-$((1+1))" });
   const r = await c.ok<{ text: string }>("pty_read", { session_id, wait: true });
   assertStringIncludes(r.text, "no-locale-2");
   const rows = await c.ok<{ sessions: { session_id: string; state: string }[] }>("pty_list");
@@ -330,7 +344,7 @@ Deno.test("a generation from a closed session is SESSION_STALE on the new sessio
   assert(old.generation !== now.generation, "a reopened session kept its generation");
   for (
     const [tool, args] of [
-      ["pty_send", { text: `echo stale > ${t.root}/stale.txt` }],
+      ["pty_send", { wait: false, text: `echo stale > ${t.root}/stale.txt` }],
       ["pty_read", {}],
       ["pty_key", { key: "Enter" }],
       ["pty_observe", {}],
@@ -341,7 +355,12 @@ Deno.test("a generation from a closed session is SESSION_STALE on the new sessio
     assertEquals(e.code, "SESSION_STALE", tool);
   }
   assertEquals(await fileText(`${t.root}/stale.txt`), null);
-  await c.ok("pty_send", { session_id: "gen", generation: now.generation, text: `echo fresh > ${t.root}/fresh.txt` });
+  await c.ok("pty_send", {
+    wait: false,
+    session_id: "gen",
+    generation: now.generation,
+    text: `echo fresh > ${t.root}/fresh.txt`,
+  });
   assertEquals(await eventually(() => fileText(`${t.root}/fresh.txt`)), "fresh\n");
   const rows = await c.ok<{ sessions: { session_id: string; generation: string | null }[] }>("pty_list");
   assertEquals(rows.sessions.find((r) => r.session_id === "gen")?.generation, now.generation);
@@ -377,5 +396,5 @@ Deno.test("diagnostics does not hang when a FIFO sits where the error aggregate 
   const d = await c.ok<{ runtime_errors: { status: string }; sessions: { count: number } }>("diagnostics");
   assertEquals([d.runtime_errors.status, d.sessions.count], ["unreadable", 1]);
   // Terminal work goes on, and recording a failure does not block the call that failed.
-  assertEquals((await c.err("pty_send", { session_id: "nope", text: "x" })).code, "SESSION_NOT_FOUND");
+  assertEquals((await c.err("pty_send", { wait: false, session_id: "nope", text: "x" })).code, "SESSION_NOT_FOUND");
 });

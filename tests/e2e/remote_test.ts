@@ -34,6 +34,7 @@ Deno.test(
       assertEquals(open.remote_host, "127.0.0.1");
       assertMatch(String(open.remote_version), /\S/);
       const sent = await c.ok<Record<string, unknown>>("pty_send", {
+        wait: false,
         session_id: "r1",
         text: "echo remote-$((40+2))",
         mark: true,

@@ -159,7 +159,12 @@ Deno.test(
       assert(!a.text.includes("second task"), a.text);
       assertEquals(a.turn_id, verdict.turn_id);
       // A second turn has its own answer; cursor 0 still gives the first one, never the newer body.
-      const s2 = await c.ok<Receipt>("pty_send", { session_id: l.session_id, text: "second task", remote });
+      const s2 = await c.ok<Receipt>("pty_send", {
+        wait: false,
+        session_id: l.session_id,
+        text: "second task",
+        remote,
+      });
       assertEquals(s2.event_cursor, 1);
       const w2 = startWaiter(t.env, s2.wait_process);
       assertEquals(await w2.done, 0, w2.stderr());

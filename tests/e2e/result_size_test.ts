@@ -71,7 +71,11 @@ Deno.test(
     assertEquals((await t.tmux("set-option", "-g", "history-limit", "50000")).code, 0);
     const id = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
     const file = `${t.root}/data.b64`;
-    await c.ok("pty_send", { session_id: id, text: `head -c 15000000 /dev/urandom | base64 > ${file}; cat ${file}` });
+    await c.ok("pty_send", {
+      wait: false,
+      session_id: id,
+      text: `head -c 15000000 /dev/urandom | base64 > ${file}; cat ${file}`,
+    });
     const done = await c.ok<Page & { is_complete: boolean }>("pty_read", { session_id: id, wait: true, timeout: 300 });
     assert(done.is_complete, "the cat did not finish");
     const want = await sha256(await Deno.readFile(file));
@@ -128,6 +132,7 @@ Deno.test(
     const id = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
     // 3,000,000 characters on one line, then 200,000 numbered lines.
     await c.ok("pty_send", {
+      wait: false,
       session_id: id,
       text: "head -c 3000000 /dev/zero | tr '\\0' x; echo; seq -f 'n%06g' 1 200000",
     });

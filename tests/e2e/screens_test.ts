@@ -31,7 +31,7 @@ interface Obs {
 
 /** Sends `text`, waits (timeout 10 s) and returns the verdict. */
 async function sendAndWait(c: TestClient, session_id: string, text: string): Promise<Read> {
-  await c.ok("pty_send", { session_id, text });
+  await c.ok("pty_send", { wait: false, session_id, text });
   return await c.ok<Read>("pty_read", { session_id, wait: true, timeout: 10 });
 }
 
@@ -90,12 +90,12 @@ Deno.test(
     assertStringIncludes(screen.meta ?? "", "screen 50 rows as ");
     assertStringIncludes(screen.meta ?? "", `(raw ${raw.text.length} chars`);
     // After a key the screen changes and settles again.
-    await c.ok("pty_send", { session_id: id, text: "ihello from vim", enter: false });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "ihello from vim", enter: false });
     const typed = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: 10 });
     assertSettled(typed, "vim insert");
     assertStringIncludes((await c.ok<Read>("pty_read", { session_id: id, screen: true })).text, "hello from vim");
     await c.ok("pty_key", { session_id: id, key: "Escape" });
-    await c.ok("pty_send", { session_id: id, text: ":q!" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: ":q!" });
     await assertBackAtShell(c, id, "vim");
     const after = await c.ok<Obs>("pty_observe", { session_id: id });
     assertEquals(after.state, "idle_shell");

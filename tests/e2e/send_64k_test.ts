@@ -93,7 +93,7 @@ async function startReceiver(
   const text = raw !== null
     ? `stty raw -echo; head -c ${raw} > ${file}; stty sane; echo ok > ${done}`
     : `cat > ${file}; echo ok > ${done}`;
-  await c.ok("pty_send", { session_id: id, text });
+  await c.ok("pty_send", { wait: false, session_id: id, text });
   const program = raw !== null ? "head" : "cat";
   await eventually(async () => (await foreground(socket, env, id)) === program, 20_000, program);
   return { file, done };
@@ -125,6 +125,7 @@ Deno.test(
     for (const [label, text] of cases) {
       const r = await startReceiver(c, t.socketPath, t.env, session_id, t.root, label, LIMIT);
       const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", {
+        wait: false,
         session_id,
         text,
         raw: true,
@@ -142,7 +143,7 @@ Deno.test("a 65,536-byte multi-line text typed into a line-mode reader arrives w
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
   const text = linesOf(LIMIT, 4);
   const r = await startReceiver(c, t.socketPath, t.env, session_id, t.root, "lines", null);
-  const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", { session_id, text, enter: false });
+  const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", { wait: false, session_id, text, enter: false });
   assertEquals([sent.bytes, sent.mode], [LIMIT, "typed"]);
   // C-d at the start of a line ends cat once every line has been read.
   await eventually(
@@ -166,7 +167,7 @@ Deno.test("a 65,536-byte multi-line script runs whole in script mode (heredoc in
   const body = linesOf(LIMIT - encoder.encode(head + tail).length, 5);
   const script = head + body + tail;
   assertEquals(encoder.encode(script).length, LIMIT);
-  const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", { session_id, text: script });
+  const sent = await c.ok<{ bytes: number; mode: string }>("pty_send", { wait: false, session_id, text: script });
   assertEquals([sent.bytes, sent.mode], [LIMIT, "script"]);
   await eventually(() => Deno.readTextFile(`${t.root}/script.done`).catch(() => null), 120_000, "script.done");
   await assertArrived(await Deno.readFile(`${t.root}/script.out`), body, "script");
@@ -187,11 +188,15 @@ f.close(); Deno.stdin.setRaw(false); await Deno.writeTextFile(done, "ok");`,
   );
   const file = `${t.root}/slow.bin`;
   const done = `${t.root}/slow.done`;
-  await c.ok("pty_send", { session_id, text: `'${Deno.execPath()}' run -A ${reader} ${LIMIT} ${file} ${done}` });
+  await c.ok("pty_send", {
+    wait: false,
+    session_id,
+    text: `'${Deno.execPath()}' run -A ${reader} ${LIMIT} ${file} ${done}`,
+  });
   // Raw mode first: in line mode the terminal itself keeps only 4,095 bytes of an unfinished line.
   await eventually(() => Deno.stat(`${done}.ready`).catch(() => null), 30_000, "reader in raw mode");
   const text = textOf([..."abcdefghijklmnopqrstuvwxyz"], LIMIT, 8);
-  await c.ok("pty_send", { session_id, text, raw: true, enter: false });
+  await c.ok("pty_send", { wait: false, session_id, text, raw: true, enter: false });
   await assertArrived(await received({ file, done }), text, "slow reader");
 });
 
@@ -202,11 +207,11 @@ Deno.test("65,537 bytes is INPUT_TOO_LARGE and types nothing; 65,536 right after
   const r = await startReceiver(c, t.socketPath, t.env, session_id, t.root, "edge", LIMIT);
   // 21,846 CJK characters: fewer characters than the limit, 65,538 bytes.
   for (const over of ["x".repeat(LIMIT + 1), "漢".repeat(21_846)]) {
-    const e = await c.err("pty_send", { session_id, text: over, raw: true, enter: false });
+    const e = await c.err("pty_send", { wait: false, session_id, text: over, raw: true, enter: false });
     assertEquals(e.code, "INPUT_TOO_LARGE");
   }
   const ok = textOf([..."0123456789abcdef"], LIMIT, 6);
-  await c.ok("pty_send", { session_id, text: ok, raw: true, enter: false });
+  await c.ok("pty_send", { wait: false, session_id, text: ok, raw: true, enter: false });
   // head stops after exactly 65,536 bytes: any byte of a refused send would shift or replace these.
   await assertArrived(await received(r), ok, "after refusals");
 });
@@ -223,7 +228,7 @@ Deno.test("a long state directory path does not lower the limit", opts, async ()
     const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
     const r = await startReceiver(c, socket, env, session_id, t.root, "long", LIMIT);
     const text = textOf([..."abcdefghijklmnopqrstuvwxyz"], LIMIT, 7);
-    await c.ok("pty_send", { session_id, text, raw: true, enter: false });
+    await c.ok("pty_send", { wait: false, session_id, text, raw: true, enter: false });
     await assertArrived(await received(r), text, "long state path");
     const scratch = [...Deno.readDirSync(`${stateDir}/scratch`)].map((e) => e.name);
     assert(scratch.length === 0, `scratch files left: ${scratch.join(", ")}`);

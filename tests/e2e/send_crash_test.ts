@@ -27,7 +27,7 @@ async function killMidSend(
   delayMs: number,
   when?: () => Promise<boolean>,
 ): Promise<void> {
-  const call = c.call("pty_send", { session_id: id, text: LONG, enter: false }).catch(() => null);
+  const call = c.call("pty_send", { wait: false, session_id: id, text: LONG, enter: false }).catch(() => null);
   if (when) await eventually(when, 30_000, "kill point");
   else await new Promise((r) => setTimeout(r, delayMs));
   Deno.kill(c.pid, "SIGKILL");
@@ -66,7 +66,7 @@ async function foregroundIs(t: TestEnv, id: string, program: string): Promise<vo
  * 64 KiB line can leave bash waiting for one more byte before it shows a prompt, which is bash's, not aiterm's.)
  */
 async function startReader(c: TestClient, t: TestEnv, id: string): Promise<void> {
-  await c.ok("pty_send", { session_id: id, text: "cat > /dev/null" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "cat > /dev/null" });
   await foregroundIs(t, id, "cat");
 }
 
@@ -82,6 +82,7 @@ async function recover(t: TestEnv, id: string, round: string): Promise<{ c: Test
   await foregroundIs(t, id, "bash");
   const out = `${t.root}/round-${round}.txt`;
   const sent = await c.ok<{ recovered_stale_lock: boolean }>("pty_send", {
+    wait: false,
     session_id: id,
     text: `echo ${round} > ${out}`,
   });

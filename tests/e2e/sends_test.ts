@@ -30,7 +30,7 @@ async function open(c: TestClient, args: Record<string, unknown>): Promise<strin
 
 /** Sends `text` and waits until `until` (literal) shows up; asserts the verdict came well under the timeout. */
 async function sendUntil(c: TestClient, id: string, text: string, until: string, regex = false): Promise<Read> {
-  await c.ok("pty_send", { session_id: id, text });
+  await c.ok("pty_send", { wait: false, session_id: id, text });
   const r = await c.ok<Read>("pty_read", { session_id: id, until, until_regex: regex, timeout: TIMEOUT });
   assertEquals([r.is_complete, r.via], [true, "until"], `${JSON.stringify(until)} after ${JSON.stringify(text)}`);
   assert((r.waited_ms ?? Infinity) < 5000, `until ${JSON.stringify(until)} took ${r.waited_ms} ms`);
@@ -48,11 +48,11 @@ Deno.test(
     await sendUntil(c, id, "python3", ">>> ");
     const two = await sendUntil(c, id, "6*7", ">>> $", true);
     assertStringIncludes(two.text, "42");
-    await c.ok("pty_send", { session_id: id, text: "exit()" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "exit()" });
     assertEquals((await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT })).is_complete, true);
     await sendUntil(c, id, 'read -s -p "Password: " X; echo "got:${#X}"', "Password: ");
     // read -s echoes nothing, not even the newline, so this is read by wait (until skips one echo line).
-    await c.ok("pty_send", { session_id: id, text: "hunter2" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "hunter2" });
     const got = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
     assertEquals([got.is_complete, got.exit_status], [true, 0]);
     assertStringIncludes(got.text, "got:7");
@@ -87,7 +87,7 @@ Deno.test("at the session's own shell a trailing newline is the Enter: one comma
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const id = await open(c, { cwd: t.root });
-  await c.ok("pty_send", { session_id: id, text: "echo own-shell\n\n" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "echo own-shell\n\n" });
   const r = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
   assertEquals([r.is_complete, r.via, r.exit_status], [true, "shell_integration", 0]);
   // A second read right away finds nothing new: the extra newlines were not typed as empty commands.
@@ -103,7 +103,7 @@ Deno.test("mark into python3 is MARK_UNAVAILABLE and nothing is typed; python ke
   const id = await open(c, { cwd: t.root });
   await sendUntil(c, id, "python3 -q", ">>> ");
   for (const mark of [true, "posix", "pwsh"]) {
-    const e = await c.err("pty_send", { session_id: id, text: "print('marked')", mark });
+    const e = await c.err("pty_send", { wait: false, session_id: id, text: "print('marked')", mark });
     assertEquals(e.code, "MARK_UNAVAILABLE", JSON.stringify(mark));
     assertMatch(e.text, /^MARK_UNAVAILABLE: .*python3/);
   }
@@ -114,7 +114,7 @@ Deno.test("mark into python3 is MARK_UNAVAILABLE and nothing is typed; python ke
   const ok = await sendUntil(c, id, "print('py', 6*7)", "py 42");
   assert(!/SyntaxError/.test(ok.text), ok.text);
   // Back at the shell, a plain wait completes on the shell's own evidence.
-  await c.ok("pty_send", { session_id: id, text: "exit()" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "exit()" });
   const back = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
   assertEquals(back.is_complete, true, JSON.stringify(back));
   assert((back.waited_ms ?? Infinity) < 5000);
@@ -127,11 +127,12 @@ Deno.test(
     await using t = await makeTestEnv();
     await using c = await connect(t.env);
     const id = await open(c, { cwd: t.root });
-    await c.ok("pty_send", { session_id: id, text: "bash --norc" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "bash --norc" });
     const nested = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
     assertEquals([nested.is_complete, nested.via], [false, "nested"]);
     assertStringIncludes(nested.hint ?? "", "mark:true");
     const sent = await c.ok<{ marked: boolean }>("pty_send", {
+      wait: false,
       session_id: id,
       text: "echo inner-$((6*7)); (exit 4)",
       mark: true,
@@ -141,7 +142,7 @@ Deno.test(
     assertEquals([inner.is_complete, inner.via, inner.exit_status], [true, "sentinel", 4]);
     assertStringIncludes(inner.text, "inner-42");
     // `exit` ends the nested bash before its sentinel can print: the wait must not hold out for it.
-    await c.ok("pty_send", { session_id: id, text: "exit", mark: true });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "exit", mark: true });
     const gone = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
     assertEquals(gone.is_complete, true, JSON.stringify(gone));
     assert(gone.via !== "sentinel" && gone.via !== "timeout", JSON.stringify(gone));
@@ -150,7 +151,7 @@ Deno.test(
     const again = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
     assertEquals(again.is_complete, true, JSON.stringify(again));
     assert((again.waited_ms ?? Infinity) < 5000, `waited ${again.waited_ms} ms`);
-    await c.ok("pty_send", { session_id: id, text: "echo outer-ok" });
+    await c.ok("pty_send", { wait: false, session_id: id, text: "echo outer-ok" });
     const outer = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
     assertEquals([outer.is_complete, outer.via], [true, "shell_integration"]);
     assertStringIncludes(outer.text, "outer-ok");
@@ -172,17 +173,17 @@ Deno.test("a prompt host (a program named ssh) gets a mark only with a shell pro
     `${t.root}/sudo`,
   );
   const id = await open(c, { cwd: t.root });
-  await c.ok("pty_send", { session_id: id, text: `${t.root}/sudo` });
+  await c.ok("pty_send", { wait: false, session_id: id, text: `${t.root}/sudo` });
   await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
-  const refused = await c.err("pty_send", { session_id: id, text: "echo x", mark: true });
+  const refused = await c.err("pty_send", { wait: false, session_id: id, text: "echo x", mark: true });
   assertEquals(refused.code, "MARK_UNAVAILABLE");
   await c.ok("pty_key", { session_id: id, key: "C-d" });
   await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
-  await c.ok("pty_send", { session_id: id, text: `${t.root}/ssh --norc` });
+  await c.ok("pty_send", { wait: false, session_id: id, text: `${t.root}/ssh --norc` });
   const n = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
   assertEquals([n.is_complete, n.via], [false, "nested"]);
   assertStringIncludes(n.hint ?? "", 'mark:"posix"');
-  await c.ok("pty_send", { session_id: id, text: "echo host-$((40+2))", mark: true });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "echo host-$((40+2))", mark: true });
   const r = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
   assertEquals([r.is_complete, r.via, r.exit_status], [true, "sentinel", 0]);
   assertStringIncludes(r.text, "host-42");
@@ -205,7 +206,11 @@ Deno.test("pty_open env_vars: an unset name is skipped and reported, the set one
   assertEquals(JSON.stringify(list).includes('"AITERM_SENDS_UNSET":true'), false, JSON.stringify(list));
   assertStringIncludes(JSON.stringify(list), '"AITERM_SENDS_SET":true');
   const id = receipt.session_id;
-  await c.ok("pty_send", { session_id: id, text: 'echo "[${AITERM_SENDS_SET}|${AITERM_SENDS_UNSET-unset}]"' });
+  await c.ok("pty_send", {
+    wait: false,
+    session_id: id,
+    text: 'echo "[${AITERM_SENDS_SET}|${AITERM_SENDS_UNSET-unset}]"',
+  });
   const out = await c.ok<Read>("pty_read", { session_id: id, wait: true, timeout: TIMEOUT });
   assertStringIncludes(out.text, "[value-1|unset]");
 });

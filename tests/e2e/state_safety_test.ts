@@ -32,7 +32,7 @@ async function panePid(t: TestEnv, id: string): Promise<number> {
 }
 
 async function roundTrip(c: TestClient, session_id: string, tag: string): Promise<void> {
-  await c.ok("pty_send", { session_id, text: `echo ${tag}-$((40+2))` });
+  await c.ok("pty_send", { wait: false, session_id, text: `echo ${tag}-$((40+2))` });
   const r = await c.ok<{ text: string }>("pty_read", { session_id, wait: true, timeout: 30 });
   assertStringIncludes(r.text, `${tag}-42`);
 }
@@ -66,7 +66,7 @@ Deno.test("a tmux socket owned by another user is STATE_ROOT_UNSAFE for every to
     for (
       const [tool, args] of [
         ["pty_open", { cwd: t.root }],
-        ["pty_send", { session_id, text: "echo should-not-run" }],
+        ["pty_send", { wait: false, session_id, text: "echo should-not-run" }],
         ["pty_key", { session_id, key: "Enter" }],
         ["pty_list", {}],
       ] as const
@@ -96,7 +96,7 @@ Deno.test(
     await eventually(async () => (await tmuxServers(t.socketPath)).length === 0, 10_000, "server exit");
     for (
       const [tool, args] of [
-        ["pty_send", { session_id, text: "echo x" }],
+        ["pty_send", { wait: false, session_id, text: "echo x" }],
         ["pty_key", { session_id, key: "C-c" }],
         // (a plain wait would complete on the last command's mark, already in the log)
         ["pty_read", { session_id, until: "never-printed", timeout: 5 }],
@@ -124,7 +124,7 @@ Deno.test("a SIGKILLed tmux server is TMUX_SERVER_GONE, not SESSION_ENDED", opts
   assert(server, "no tmux server");
   Deno.kill(server, "SIGKILL");
   await eventually(async () => (await tmuxServers(t.socketPath)).length === 0, 10_000, "server death");
-  assertEquals((await c.err("pty_send", { session_id, text: "echo x" })).code, "TMUX_SERVER_GONE");
+  assertEquals((await c.err("pty_send", { wait: false, session_id, text: "echo x" })).code, "TMUX_SERVER_GONE");
   assertEquals((await c.err("pty_key", { session_id, key: "Enter" })).code, "TMUX_SERVER_GONE");
 });
 
@@ -132,9 +132,9 @@ Deno.test("the last shell exiting is SESSION_ENDED (the server stays), not TMUX_
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root });
-  await c.ok("pty_send", { session_id, text: "exit" });
+  await c.ok("pty_send", { wait: false, session_id, text: "exit" });
   await eventually(async () => (await t.tmux("has-session", "-t", `=${session_id}:`)).code !== 0, 10_000, "exit");
-  assertEquals((await c.err("pty_send", { session_id, text: "echo x" })).code, "SESSION_ENDED");
+  assertEquals((await c.err("pty_send", { wait: false, session_id, text: "echo x" })).code, "SESSION_ENDED");
   const diag = await c.ok<{ sessions: { count: number; server: string } }>("diagnostics");
   assertEquals(diag.sessions, { count: 0, server: "running" });
 });

@@ -42,7 +42,7 @@ async function typicalSession(t: TestEnv): Promise<{ session_id: string; cursor:
   for (let i = 0; i < 57; i++) await Deno.writeTextFile(`${dir}/file-${String(i).padStart(2, "0")}.txt`, "x");
   await using c = await connect(t.env);
   const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: dir });
-  const sent = await c.ok<{ log_cursor: number }>("pty_send", { session_id, text: `ls -la ${dir}` });
+  const sent = await c.ok<{ log_cursor: number }>("pty_send", { wait: false, session_id, text: `ls -la ${dir}` });
   await c.ok("pty_read", { session_id, wait: true, timeout: 20 });
   return { session_id, cursor: sent.log_cursor };
 }

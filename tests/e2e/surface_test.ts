@@ -132,7 +132,7 @@ Deno.test("slimmer advertised schemas: the server refuses what it refused before
   const sid = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
   const refused: [string, Record<string, unknown>][] = [
     // patterns that are no longer advertised
-    ["pty_send", { session_id: "bad id!", text: "x" }],
+    ["pty_send", { wait: false, session_id: "bad id!", text: "x" }],
     ["pty_read", { session_id: sid, generation: "XYZ" }],
     ["pty_open", { name: "a".repeat(65) }],
     ["pty_open", { env_vars: ["1BAD"] }],
@@ -165,7 +165,7 @@ Deno.test("pty_read: the verdict and cursors come before the text, no null or em
   await using t = await makeTestEnv();
   await using c = await connect(t.env);
   const sid = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
-  await c.ok("pty_send", { session_id: sid, text: "printf 'one\\ntwo\\n'" });
+  await c.ok("pty_send", { wait: false, session_id: sid, text: "printf 'one\\ntwo\\n'" });
   const r = await c.call("pty_read", { session_id: sid, wait: true, timeout: 10 });
   const read = r.structuredContent as Record<string, unknown>;
   const keys = Object.keys(read);

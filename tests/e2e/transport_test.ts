@@ -39,7 +39,7 @@ Deno.test(
     const b = await connect(t.env);
     try {
       const { session_id } = await a.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
-      await a.ok("pty_send", { session_id, text: "echo from-a-$((40+2))" });
+      await a.ok("pty_send", { wait: false, session_id, text: "echo from-a-$((40+2))" });
       const ra = await a.ok<{ is_complete: boolean; text: string }>("pty_read", {
         session_id,
         wait: true,
@@ -47,7 +47,7 @@ Deno.test(
       });
       assert(ra.is_complete, JSON.stringify(ra));
       assert(ra.text.includes("from-a-42"), ra.text);
-      await b.ok("pty_send", { session_id, text: "echo 'from b; #{x} $HOME'" });
+      await b.ok("pty_send", { wait: false, session_id, text: "echo 'from b; #{x} $HOME'" });
       const rb = await b.ok<{ is_complete: boolean; text: string }>("pty_read", {
         session_id,
         wait: true,
@@ -88,7 +88,7 @@ Deno.test("control transport: a SIGKILLed aiterm process leaves no control clien
   const a = await connect(t.env);
   try {
     const { session_id } = await a.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
-    await a.ok("pty_send", { session_id, text: "true" });
+    await a.ok("pty_send", { wait: false, session_id, text: "true" });
     assertEquals((await controlClients(t)).length, 1);
     Deno.kill(a.pid, "SIGKILL");
   } finally {
@@ -109,7 +109,7 @@ Deno.test(
       const a = await connect(env);
       try {
         const { session_id } = await a.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
-        await a.ok("pty_send", { session_id, text: "echo via-$((6*7))" });
+        await a.ok("pty_send", { wait: false, session_id, text: "echo via-$((6*7))" });
         const r = await a.ok<{ is_complete: boolean; text: string }>("pty_read", {
           session_id,
           wait: true,
@@ -136,13 +136,13 @@ Deno.test(
     let serverPid = 0;
     try {
       const { session_id } = await a.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
-      await a.ok("pty_send", { session_id, text: "true" });
+      await a.ok("pty_send", { wait: false, session_id, text: "true" });
       assertEquals((await controlClients(t)).length, 1);
       serverPid = Number((await t.tmux("display-message", "-p", "#{pid}")).stdout.trim());
       // A stopped server holds the send's lines; aiterm dies before tmux answers them.
       Deno.kill(serverPid, "SIGSTOP");
       try {
-        const send = a.call("pty_send", { session_id, text: "echo owed" }).catch(() => null);
+        const send = a.call("pty_send", { wait: false, session_id, text: "echo owed" }).catch(() => null);
         await new Promise((r) => setTimeout(r, 300));
         Deno.kill(a.pid, "SIGKILL");
         await send;

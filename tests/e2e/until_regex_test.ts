@@ -25,7 +25,11 @@ Deno.test(
     const id = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
     await c.ok("pty_read", { session_id: id, wait: true });
     // One output line of 40 "a"s and a "!": for (a+)+$ a backtracking engine tries ~2^40 splits at each start.
-    await c.ok("pty_send", { session_id: id, text: `A=$(printf 'a%.0s' $(seq 40)); echo "$A!"; sleep 60` });
+    await c.ok("pty_send", {
+      wait: false,
+      session_id: id,
+      text: `A=$(printf 'a%.0s' $(seq 40)); echo "$A!"; sleep 60`,
+    });
     const events: string[] = [];
     let waiting!: () => void;
     const readIsWaiting = new Promise<void>((resolve) => waiting = resolve);
@@ -62,7 +66,11 @@ Deno.test(
     // The same pattern completes as soon as a line does end in a's, and a match spanning two writes is found.
     await c.ok("pty_key", { session_id: id, key: "C-c" });
     await c.ok("pty_read", { session_id: id, wait: true });
-    await c.ok("pty_send", { session_id: id, text: `printf 'aaaa'; sleep 0.6; printf 'aaab\\n'; sleep 60` });
+    await c.ok("pty_send", {
+      wait: false,
+      session_id: id,
+      text: `printf 'aaaa'; sleep 0.6; printf 'aaab\\n'; sleep 60`,
+    });
     const hit = await c.ok<Read>("pty_read", { session_id: id, until: "^(a+)+b$", until_regex: true, timeout: 30 });
     assertEquals([hit.is_complete, hit.via], [true, "until"]);
     assertStringIncludes(hit.text, "aaaaaaab");
@@ -86,7 +94,7 @@ Deno.test("until_regex refuses backtracking-only features and oversized patterns
   const long = await c.err("pty_read", { session_id: id, until: "x".repeat(1025), timeout: 30 });
   assertEquals(long.code, "INVALID_ARGUMENT");
   // Nothing was consumed: the default cursor did not move, the session still reads.
-  await c.ok("pty_send", { session_id: id, text: "echo still-fine" });
+  await c.ok("pty_send", { wait: false, session_id: id, text: "echo still-fine" });
   const r = await c.ok<Read>("pty_read", { session_id: id, until: "still-fine", timeout: 30 });
   assertEquals(r.via, "until");
 });
@@ -101,6 +109,7 @@ Deno.test(
     await c.ok("pty_read", { session_id: id, wait: true });
     // 10 MB of lines, all in the log before the regex read starts (it reads from the send's cursor).
     const sent = await c.ok<{ log_cursor: number }>("pty_send", {
+      wait: false,
       session_id: id,
       text: "yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | head -n 200000; echo all-written",
     });

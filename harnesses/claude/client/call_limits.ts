@@ -27,7 +27,11 @@ export function claudeCallCut(clientName: string, env: Record<string, string | u
   const tokens = positiveNumber(env.MAX_MCP_OUTPUT_TOKENS) ?? OUTPUT_TOKENS;
   const resultBytes = Math.floor(tokens * BYTES_PER_TOKEN);
   if (hard !== null && hard < bg) {
-    return { cutMs: hard, resultBytes, source: `claude-code: MCP_TOOL_TIMEOUT=${hard} cuts a call at ${hard / 1000} s` };
+    return {
+      cutMs: hard,
+      resultBytes,
+      source: `claude-code: MCP_TOOL_TIMEOUT=${hard} cuts a call at ${hard / 1000} s`,
+    };
   }
   return {
     cutMs: bg,

@@ -5,7 +5,7 @@ import { AppError } from "../../../base/errors.ts";
 import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { summaryText, TEXT_COPY_BYTES } from "../result.ts";
-import { NextCallSchema, nextCall, planWait, textBudget, VIA } from "./terminal_wait.ts";
+import { nextCall, NextCallSchema, planWait, textBudget, VIA } from "./terminal_wait.ts";
 
 type AgentRead = ReadResult & {
   turn_id: string | null;
@@ -82,7 +82,6 @@ async function read(
     harness: a.harness,
   };
 }
-
 
 export const ptyRead = defineTool({
   name: "pty_read",

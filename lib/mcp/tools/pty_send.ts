@@ -6,7 +6,7 @@ import { formatRead, NotShellSession, readSession, type SendResult } from "../..
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
 import { receiptGuidance, sendToAgent } from "../../agent/delivery/mod.ts";
-import { NextCallSchema, nextCall, planWait, textBudget, VIA } from "./terminal_wait.ts";
+import { nextCall, NextCallSchema, planWait, textBudget, VIA } from "./terminal_wait.ts";
 
 interface SendArgs {
   session_id: string;
@@ -99,13 +99,14 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
     }
     return await terminalSend(input, deps, ctx, () => deps.terminal.send(input));
   }
-  if (input.wait !== undefined || input.timeout != null) {
+  if (input.wait === true || input.timeout != null) {
     throw new AppError(
       "INVALID_ARGUMENT",
-      "Cannot use wait or timeout on an agent session: a turn is dispatched without blocking",
+      "Cannot wait on an agent session: a turn is dispatched without blocking",
       {
-        suggestion: "nothing was typed; send again without wait and timeout; the receipt's next says how the answer comes",
-        data: { field: input.wait !== undefined ? "wait" : "timeout" },
+        suggestion:
+          "nothing was typed; send again without wait and timeout; the receipt's next says how the answer comes",
+        data: { field: input.wait === true ? "wait" : "timeout" },
       },
     );
   }
