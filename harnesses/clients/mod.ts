@@ -6,6 +6,7 @@
  */
 import {
   checkClaudeHookVersion,
+  claudeCallCut,
   claudeClient,
   claudeParent,
   claudeParentHookStatus,
@@ -13,7 +14,7 @@ import {
   removeClaudeParentHooks,
   uninstallClaudeParentHooks,
 } from "../claude/client/mod.ts";
-import { codexClient, codexParent, type CodexQueueFn } from "../codex/client/mod.ts";
+import { codexCallCut, codexClient, codexParent, type CodexQueueFn } from "../codex/client/mod.ts";
 import {
   cursorClient,
   cursorParent,
@@ -23,9 +24,7 @@ import {
   uninstallCursorParentHooks,
 } from "../cursor/client/mod.ts";
 import { grokClient } from "../grok/client/mod.ts";
-import { claudeCallCut } from "../claude/client/call_limits.ts";
-import { codexCallCut } from "../codex/client/call_limits.ts";
-import { type CallLimits, type ClientCut, limitsOf, OTHER_CLIENT_CUT } from "../common/client/call_limits.ts";
+import { type CallLimits, type ClientCut, limitsOf, OTHER_CLIENT_CUT } from "../common/client/mod.ts";
 import {
   type ClientId,
   type ClientIntegration,
@@ -39,9 +38,9 @@ import {
 } from "../common/client/mod.ts";
 
 export { identifyParent, OTHER_PARENT, parentStoreDirs } from "../common/client/mod.ts";
-export { blockWithin, type CallLimits } from "../common/client/call_limits.ts";
-export { CLAUDE_CLIENT_NAME } from "../claude/client/call_limits.ts";
-export { CODEX_CLIENT_NAME } from "../codex/client/call_limits.ts";
+export { blockWithin, type CallLimits } from "../common/client/mod.ts";
+export { CLAUDE_CLIENT_NAME } from "../claude/client/mod.ts";
+export { CODEX_CLIENT_NAME } from "../codex/client/mod.ts";
 export { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "../codex/client/mod.ts";
 export {
   CURSOR_HOOK_EVENTS,

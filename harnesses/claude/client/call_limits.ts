@@ -6,7 +6,7 @@
  * - a result over about 25,000 tokens (`MAX_MCP_OUTPUT_TOKENS`) reaches the model only as a 2 KB preview of a file.
  * `claude -p` and the UI send the same clientInfo, so the 120 s rule holds for both.
  */
-import { type ClientCut, positiveNumber } from "../../common/client/call_limits.ts";
+import { type ClientCut, positiveNumber } from "../../common/client/mod.ts";
 
 /** The clientInfo name Claude Code sends in initialize. */
 export const CLAUDE_CLIENT_NAME = "claude-code";

@@ -15,3 +15,4 @@ export {
   parseClaudeVersion,
   uninstallClaudeParentHooks,
 } from "./hook_files.ts";
+export { CLAUDE_CLIENT_NAME, claudeCallCut } from "./call_limits.ts";

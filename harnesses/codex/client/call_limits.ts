@@ -6,9 +6,7 @@
  * Codex's command line cannot be seen from here (AITERM_CALL_LIMIT_S covers it).
  */
 import { parse as parseToml } from "smol-toml";
-import { type ClientCut, positiveNumber } from "../../common/client/call_limits.ts";
-import { REGISTRATION_NAME } from "../../common/client/mod.ts";
-import { vendorDir } from "../../common/transcript.ts";
+import { type ClientCut, positiveNumber, REGISTRATION_NAME, vendorDir } from "../../common/client/mod.ts";
 
 /** The clientInfo name Codex sends in initialize. */
 export const CODEX_CLIENT_NAME = "codex-mcp-client";

@@ -8,3 +8,4 @@ export { AppServer, recordOf } from "./app_server.ts";
 export { addToCodexQueue, CodexDeliveryError } from "./queue.ts";
 export { codexClient } from "./register.ts";
 export { type CodexSteerDetails, type CodexSteerState, runCodexSteer } from "./steer_setup.ts";
+export { CODEX_CLIENT_NAME, codexCallCut, codexToolTimeout } from "./call_limits.ts";

@@ -13,3 +13,4 @@ export * from "./register_json.ts";
 export * from "./hook_json.ts";
 export * from "./hook_status.ts";
 export * from "./receive.ts";
+export * from "./call_limits.ts";
