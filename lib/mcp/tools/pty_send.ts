@@ -6,7 +6,7 @@ import { formatRead, NotShellSession, readSession, type SendResult } from "../..
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
 import { receiptGuidance, sendToAgent } from "../../agent/delivery/mod.ts";
-import { nextCall, NextCallSchema, planWait, textBudget, VIA } from "./terminal_wait.ts";
+import { nextCall, NextCallSchema, planWait, remainingS, textBudget, VIA } from "./terminal_wait.ts";
 
 interface SendArgs {
   session_id: string;
@@ -40,7 +40,7 @@ async function terminalSend(input: SendArgs, deps: ToolDeps, ctx: CallContext, t
       session_id: input.session_id,
       wait: true,
       // The allowance left after typing, unless the call asked for less.
-      timeout: Math.min(plan.timeoutS, planWait(ctx, null, null).timeoutS),
+      timeout: Math.min(plan.timeoutS, remainingS(ctx)),
       budget: textBudget(ctx),
     },
     {

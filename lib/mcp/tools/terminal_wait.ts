@@ -34,33 +34,31 @@ export interface WaitPlan {
   capped: string | null;
 }
 
-/** The longest this call may still block, in seconds (the client's allowance less what the call already took). */
-function allowanceS(ctx: CallContext): number {
-  const maxMs = ctx.limits?.maxBlockMs ?? MAX_TIMEOUT_S * 1000;
-  const used = ctx.startedAt !== undefined ? performance.now() - ctx.startedAt : 0;
-  return Math.max(0, Math.min(MAX_TIMEOUT_S, (maxMs - used) / 1000));
-}
-
 /** Seconds a whole call may wait under this client. */
 export function fullAllowanceS(ctx: CallContext): number {
   return Math.floor(Math.min(MAX_TIMEOUT_S, (ctx.limits?.maxBlockMs ?? MAX_TIMEOUT_S * 1000) / 1000));
 }
 
+/** Seconds this call may still wait: its allowance less what it already took (typing, for a send). */
+export function remainingS(ctx: CallContext): number {
+  const used = ctx.startedAt !== undefined ? performance.now() - ctx.startedAt : 0;
+  return Math.max(0, Math.floor((fullAllowanceS(ctx) * 1000 - used) / 100) / 10);
+}
+
 /**
  * The wait of a call that asked for `asked` seconds (null: `fallbackS`, or the whole allowance when that is null too).
- * An asked wait over the allowance is lowered to it and the plan says so.
+ * An asked wait over the allowance is lowered to it and the plan says so. The allowance's margin (ADR 0032) covers the
+ * little a call does besides waiting.
  */
 export function planWait(ctx: CallContext, asked: number | null | undefined, fallbackS: number | null): WaitPlan {
-  const allowance = allowanceS(ctx);
+  const allowance = fullAllowanceS(ctx);
   const want = asked ?? fallbackS ?? allowance;
-  // Whole seconds under the allowance (a model reads "55", not "55.2").
-  const timeoutS = want <= allowance ? want : Math.max(0, Math.floor(allowance));
-  const lowered = asked != null && asked > allowance + 0.05;
+  const timeoutS = Math.min(want, allowance);
   return {
     timeoutS,
-    nextTimeoutS: fullAllowanceS(ctx),
-    capped: lowered
-      ? `timeout ${asked} s lowered to ${timeoutS} s: ${ctx.limits?.source ?? `at most ${MAX_TIMEOUT_S} s`}`
+    nextTimeoutS: allowance,
+    capped: asked != null && asked > allowance
+      ? `timeout ${asked} s lowered to ${allowance} s: ${ctx.limits?.source ?? `at most ${MAX_TIMEOUT_S} s`}`
       : null,
   };
 }
