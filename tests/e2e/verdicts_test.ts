@@ -146,6 +146,16 @@ Deno.test("servers waiting on a socket are not waiting for input: python3 -m htt
       `${s.name}: ${JSON.stringify(stopped)}`,
     );
   }
+  // The terminal and a socket at once, in line mode with echo: the kernel cannot tell, and nothing holds the keyboard
+  // the way a prompt does, so the name (python3) does not make it nested.
+  await c.ok("pty_send", {
+    session_id,
+    text: "python3 -c 'import socket, select; a, b = socket.socketpair(); select.select([0, a], [], [])'",
+  });
+  const both = await waitRead(c, session_id, 3);
+  assertEquals([both.is_complete, both.via], [false, "timeout"], JSON.stringify(both));
+  await c.ok("pty_key", { session_id, key: "C-c" });
+  await waitRead(c, session_id);
   // The same python3 at its own prompt does read the terminal: nested, on the kernel's evidence (no guess).
   await c.ok("pty_send", { session_id, text: "python3 -q" });
   const repl = await waitRead(c, session_id);
