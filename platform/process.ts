@@ -184,20 +184,24 @@ export async function foregroundOf(panePid: number, tty: string): Promise<Foregr
       stderr: "null",
     });
     // ps exits 1 when no process matched; its rows are what counts.
-    const fg = classifyPsForeground(parsePsRows(out.stdout));
-    if (!fg) return null;
-    const state = fg.leader.stat[0];
-    return {
-      pid: fg.leader.pid,
-      name: fg.leader.name,
-      readingInput: fg.verdict.waiting,
-      inputWait: fg.verdict,
-      stopped: state === "T",
-      pgrp: fg.pgrp,
-    };
+    return foregroundFromPs(out.stdout);
   } catch {
     return null;
   }
+}
+
+/** The foreground process described by the output of `ps -t <tty>` with PS_FOREGROUND_COLUMNS; null when none. */
+export function foregroundFromPs(stdout: string): ForegroundProcess | null {
+  const fg = classifyPsForeground(parsePsRows(stdout));
+  if (!fg) return null;
+  return {
+    pid: fg.leader.pid,
+    name: fg.leader.name,
+    readingInput: fg.verdict.waiting,
+    inputWait: fg.verdict,
+    stopped: fg.leader.stat.startsWith("T"),
+    pgrp: fg.pgrp,
+  };
 }
 
 /** The foreground process of a pane's terminal without the evidence of what it waits for (see {@link foregroundBrief}). */

@@ -7,6 +7,7 @@
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { classifyPsForeground, parsePsRows, PS_FOREGROUND_COLUMNS } from "./ps_foreground.ts";
 import { classifyInputPrompt } from "./input_prompt.ts";
+import { foregroundFromPs } from "./process.ts";
 import { parseSttyModes, sttyArgs } from "./terminal_modes.ts";
 
 const verdict = (text: string) => classifyPsForeground(parsePsRows(text));
@@ -94,4 +95,17 @@ Deno.test("stty names the device with -F (GNU, Linux) and -f (macOS, BSD)", () =
   assertEquals(sttyArgs("linux", "/dev/pts/3"), ["-F", "/dev/pts/3", "-a"]);
   assertEquals(sttyArgs("darwin", "/dev/ttys003"), ["-f", "/dev/ttys003", "-a"]);
   assertEquals(sttyArgs("freebsd", "/dev/pts/1"), ["-f", "/dev/pts/1", "-a"]);
+});
+
+Deno.test("foregroundFromPs: the leader, its group, stopped, and the verdict a wait uses", () => {
+  const ssh = foregroundFromPs("  812   812  1200 Ss     -      -zsh\n 1200  1200  1200 S+     -      /usr/bin/ssh\n");
+  assertEquals(
+    ssh && [ssh.pid, ssh.name, ssh.pgrp, ssh.readingInput, ssh.stopped, ssh.inputWait?.processes.length],
+    [1200, "ssh", 1200, null, false, 1],
+  );
+  const vim = foregroundFromPs(" 812 812 960 Ss - -zsh\n 960 960 960 T+ - /usr/bin/vim\n");
+  assertEquals(vim && [vim.name, vim.stopped, vim.readingInput], ["vim", true, false]);
+  const cat = foregroundFromPs(" 700 700 700 S+ wait sh\n 701 700 700 S+ ttyin cat\n");
+  assertEquals(cat && [cat.pid, cat.name, cat.readingInput], [700, "sh", true]);
+  assertEquals(foregroundFromPs(""), null);
 });
