@@ -16,7 +16,10 @@ export type PromptKind = "continuation" | "read" | "password";
 
 /** Everything {@link classifyInputPrompt} looks at. */
 export interface PromptFacts {
-  /** The kernel's verdict on the foreground group: waiting for terminal input (platform/input_wait.ts). */
+  /**
+   * The kernel's verdict on the foreground group: waiting for terminal input (platform/input_wait.ts, or
+   * platform/ps_foreground.ts without /proc); null when it cannot tell.
+   */
   waiting: boolean | null;
   /** The foreground is the session's own shell. */
   atShell: boolean;
@@ -38,10 +41,13 @@ const LINE_EDITING_SHELL = /^(bash|zsh)$/;
 
 /** The prompt the foreground waits at, or null (a fresh prompt, a program of its own, or cannot tell). */
 export function classifyInputPrompt(f: PromptFacts): PromptKind | null {
-  if (f.waiting !== true) return null;
+  if (f.waiting === false) return null;
   const m = f.modes;
-  // Echo off while the kernel collects a line: only a secret is read that way.
+  // Echo off while the kernel collects a line: only a secret is read that way. Also when the kernel cannot name the
+  // descriptor the group sleeps on (null: a wait channel without its descriptors, ps without one): no member runs,
+  // and a program turns echo off in line mode only for the moment it reads a secret (ssh, sudo, getpass).
   if (m && m.canonical && !m.echo) return "password";
+  if (f.waiting !== true) return null;
   // The shell printed PS2 and its line editor (raw) is reading the rest of the command.
   if (f.lastMark === "continuation" && (m === null || !m.canonical)) return "continuation";
   if (m && m.canonical && m.echo) {

@@ -29,6 +29,12 @@ export interface TaskFacts {
   syscall: string | null;
   /** The text of /proc/<pid>/task/<tid>/wchan; null when it cannot be read. */
   wchan: string | null;
+  /**
+   * While the thread is blocked in poll or select: the descriptors that call waits to read, from the call's own
+   * arguments in the process's memory (`/proc/<pid>/mem`, see {@link waitedReadFds}); null or absent when they could
+   * not be read.
+   */
+  readFds?: number[] | null;
 }
 
 /** One process of the foreground group. */
@@ -130,6 +136,12 @@ function amongCandidates(p: ProcessFacts, candidates: string[], what: string): C
   return { activity: "maybe_input", detail: `${what} on the terminal and other descriptors` };
 }
 
+/** Blocked in poll or select on exactly the descriptors `fds` (read from the call's arguments). */
+function amongWaited(p: ProcessFacts, fds: number[], what: string): Classified {
+  if (fds.length === 0) return { activity: "other_wait", detail: `${what} reading no descriptor` };
+  return amongCandidates(p, fds.map(String), `${what} reading fd ${fds.join(",")}`);
+}
+
 function epollVerdict(p: ProcessFacts, targets: number[], what: string): Classified {
   const tty = targets.filter((fd) => p.fds[String(fd)] === "tty");
   return tty.length
@@ -155,10 +167,12 @@ function classifyTask(p: ProcessFacts, t: TaskFacts, table: SyscallTable | undef
     }
     if (table.select.includes(sc.nr)) {
       if (a2 === 0) return { activity: "other_wait", detail: "select without read descriptors" };
+      if (t.readFds) return amongWaited(p, t.readFds, "select");
       return amongCandidates(p, allFds.filter((fd) => Number(fd) < a1), `select (nfds ${a1})`);
     }
     if (table.poll.includes(sc.nr)) {
       if (a2 === 0) return { activity: "other_wait", detail: "poll on no descriptors" };
+      if (t.readFds) return amongWaited(p, t.readFds, "poll");
       return amongCandidates(p, allFds, `poll (${a2} fds)`);
     }
     if (table.epoll.includes(sc.nr)) {
@@ -240,4 +254,54 @@ export function inReadSyscall(arch: string, syscall: string | null): boolean {
 export function blockedInTerminalRead(verdict: InputWaitVerdict | null): boolean {
   return verdict?.processes.some((p) => p.activity === "tty_input" && p.detail.startsWith("read on the terminal")) ??
     false;
+}
+
+/** A poll(2) set larger than this is not read (one `struct pollfd` is 8 bytes). */
+const MAX_POLL_FDS = 4096;
+/** A select(2) set with a larger nfds is not read. */
+const MAX_SELECT_FDS = 65536;
+/** poll events that mean "wake me when there is something to read": POLLIN, POLLPRI, POLLRDNORM, POLLRDBAND. */
+const POLL_READ_EVENTS = 0x1 | 0x2 | 0x40 | 0x80;
+
+/**
+ * The descriptors a thread blocked in poll/ppoll or select/pselect6 waits to read, from the call's own arguments:
+ * `syscall` is its `/proc/<pid>/task/<tid>/syscall` text (the call number and its argument registers), and `readMem`
+ * reads the process's memory (`/proc/<pid>/mem`; null when it cannot). poll: the `struct pollfd` array (fd, events)
+ * whose events ask for input; select: the bits of the read set below nfds. Null when the thread is in neither call,
+ * the architecture is not known, or the memory cannot be read. Little-endian layouts (x86_64, aarch64).
+ */
+export function waitedReadFds(
+  arch: string,
+  syscall: string | null,
+  readMem: (address: number, length: number) => Uint8Array | null,
+): number[] | null {
+  const table = SYSCALLS[arch];
+  if (!table || syscall === null) return null;
+  const sc = parseSyscall(syscall);
+  if (sc === null || "running" in sc) return null;
+  const [a1 = 0, a2 = 0] = sc.args;
+  if (table.poll.includes(sc.nr)) {
+    if (a2 <= 0 || a2 > MAX_POLL_FDS || a1 === 0) return null;
+    const bytes = readMem(a1, a2 * 8);
+    if (!bytes || bytes.length < a2 * 8) return null;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    const fds: number[] = [];
+    for (let i = 0; i < a2; i++) {
+      const fd = view.getInt32(i * 8, true);
+      const events = view.getInt16(i * 8 + 4, true);
+      if (fd >= 0 && (events & POLL_READ_EVENTS) !== 0 && !fds.includes(fd)) fds.push(fd);
+    }
+    return fds;
+  }
+  if (table.select.includes(sc.nr)) {
+    if (a1 <= 0 || a1 > MAX_SELECT_FDS || a2 === 0) return null;
+    // fd_set is an array of longs: 8 bytes each on 64-bit Linux, bit i of the set is bit (i % 8) of byte i / 8.
+    const length = Math.ceil(a1 / 64) * 8;
+    const bytes = readMem(a2, length);
+    if (!bytes || bytes.length < length) return null;
+    const fds: number[] = [];
+    for (let fd = 0; fd < a1; fd++) if ((bytes[fd >> 3]! >> (fd & 7)) & 1) fds.push(fd);
+    return fds;
+  }
+  return null;
 }

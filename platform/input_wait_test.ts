@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { SCENARIOS } from "../tests/fixtures/input_wait/scenarios.ts";
-import { classifyInputWait, type InputWaitFacts, type ProcessFacts } from "./input_wait.ts";
+import { classifyInputWait, type InputWaitFacts, type ProcessFacts, waitedReadFds } from "./input_wait.ts";
 
 const FIXTURES = new URL("../tests/fixtures/input_wait/", import.meta.url);
 
@@ -19,11 +19,17 @@ async function fixture(name: string): Promise<Fixture> {
   return JSON.parse(await Deno.readTextFile(new URL(`${name}.json`, FIXTURES)));
 }
 
-/** The same facts as a kernel that hides /proc/<pid>/syscall (Yama ptrace_scope=1) would give. */
+/**
+ * The same facts as a kernel that hides /proc/<pid>/syscall (Yama ptrace_scope=1) would give: /proc/<pid>/mem is
+ * behind the same check, so the poll and select sets are gone too.
+ */
 function withoutSyscall(facts: InputWaitFacts): InputWaitFacts {
   return {
     ...facts,
-    processes: facts.processes.map((p) => ({ ...p, tasks: p.tasks.map((t) => ({ ...t, syscall: null })) })),
+    processes: facts.processes.map((p) => ({
+      ...p,
+      tasks: p.tasks.map(({ readFds: _, ...t }) => ({ ...t, syscall: null })),
+    })),
   };
 }
 
@@ -45,7 +51,8 @@ Deno.test("recorded programs: the same verdicts from wchan alone when the syscal
   const wrong: string[] = [];
   for (const s of SCENARIOS) {
     const verdict = classifyInputWait(withoutSyscall((await fixture(s.name)).facts));
-    if (verdict.waiting !== s.waiting) wrong.push(`${s.name}: ${verdict.waiting}, want ${s.waiting}`);
+    const want = s.wchanWaiting !== undefined ? s.wchanWaiting : s.waiting;
+    if (verdict.waiting !== want) wrong.push(`${s.name}: ${verdict.waiting}, want ${want}`);
   }
   assertEquals(wrong, []);
 });
@@ -137,4 +144,73 @@ Deno.test("an unknown architecture falls back to wchan", () => {
     one(proc({ syscall: "999 0x0 0 0 0 0 0 0x7 0x8", wchan: "hrtimer_nanosleep" }), "riscv64").waiting,
     false,
   );
+});
+
+Deno.test("issue 29: a poll or select read set names the descriptors: a socket alone is not input", async () => {
+  const server = classifyInputWait((await fixture("http_server")).facts);
+  assertEquals([server.waiting, server.processes[0]!.detail], [false, "poll reading fd 3, not on the terminal"]);
+  assertEquals(classifyInputWait((await fixture("select_socket_only")).facts).waiting, false);
+  assertEquals(classifyInputWait((await fixture("select_tty_socket")).facts).waiting, null, "ssh-like: both");
+  const fds = { "0": "tty", "1": "tty", "2": "tty", "3": "pollable", "4": "tty" } as const;
+  const poll = (readFds: number[] | null) =>
+    one({ ...proc({ syscall: "271 0x7ff 0x2 0x0 0 0 0 0x7 0x8", fds }), tasks: [{ ...task, readFds }] });
+  const task = { tid: 10, state: "S", syscall: "271 0x7ff 0x2 0x0 0 0 0 0x7 0x8", wchan: "poll_schedule_timeout" };
+  assertEquals(poll([3]).waiting, false, "ssh authenticating: its socket only");
+  assertEquals(poll([4]).waiting, true, "the terminal only (/dev/tty on fd 4)");
+  assertEquals(poll([3, 4]).waiting, null, "ssh logged in: the terminal and its connection");
+  assertEquals(poll([]).waiting, false, "nothing to read");
+  assertEquals(poll(null).waiting, null, "the set unreadable: as before, the open descriptors");
+});
+
+/** Memory of a fake process: `bytes` at `base`. */
+function memory(base: number, bytes: Uint8Array) {
+  return (address: number, length: number): Uint8Array | null =>
+    address >= base && address + length <= base + bytes.length
+      ? bytes.slice(address - base, address - base + length)
+      : null;
+}
+
+function pollfds(entries: [fd: number, events: number][]): Uint8Array {
+  const b = new Uint8Array(entries.length * 8);
+  const v = new DataView(b.buffer);
+  entries.forEach(([fd, events], i) => {
+    v.setInt32(i * 8, fd, true);
+    v.setInt16(i * 8 + 4, events, true);
+    v.setInt16(i * 8 + 6, 0x7fff, true); // revents: never read
+  });
+  return b;
+}
+
+Deno.test("waitedReadFds: the poll entries that ask for input, the select read bits below nfds", () => {
+  const base = 0x7ffe1109aa98;
+  // ssh logged in: its socket for input and output (two entries), the terminal for input; -1 is skipped.
+  const ssh = pollfds([[3, 0x1], [3, 0x4], [-1, 0x1], [4, 0x1]]);
+  assertEquals(waitedReadFds("x86_64", `271 0x${base.toString(16)} 0x4 0x0 0 0 0 0x7 0x8`, memory(base, ssh)), [3, 4]);
+  assertEquals(waitedReadFds("x86_64", `7 0x${base.toString(16)} 0x2 0x1f4 0 0 0 0x7 0x8`, memory(base, ssh)), [3]);
+  // POLLPRI, POLLRDNORM and POLLRDBAND ask for input too; POLLOUT alone does not.
+  const kinds = pollfds([[5, 0x2], [6, 0x40], [7, 0x80], [8, 0x4]]);
+  assertEquals(waitedReadFds("x86_64", `7 0x${base.toString(16)} 0x4 0x0 0 0 0 0x7 0x8`, memory(base, kinds)), [
+    5,
+    6,
+    7,
+  ]);
+  // aarch64: ppoll is 73, pselect6 72.
+  assertEquals(waitedReadFds("aarch64", `73 0x${base.toString(16)} 0x4 0x0 0 0 0 0x7 0x8`, memory(base, ssh)), [3, 4]);
+  // select: fds 0 and 3 set in an 8-byte fd_set, nfds 4; bits at or past nfds are not part of the call.
+  const set = new Uint8Array(8);
+  set[0] = 0b0001_1001; // fd 0, 3 and 4; nfds 4 excludes 4
+  assertEquals(waitedReadFds("x86_64", `270 0x4 0x${base.toString(16)} 0x0 0 0 0 0x7 0x8`, memory(base, set)), [0, 3]);
+  assertEquals(waitedReadFds("x86_64", `23 0x5 0x${base.toString(16)} 0x0 0 0 0 0x7 0x8`, memory(base, set)), [
+    0,
+    3,
+    4,
+  ]);
+  // Not a poll or select, running, unknown architecture, unreadable memory, absurd sizes: null.
+  assertEquals(waitedReadFds("x86_64", "0 0x0 0x7ff 0x1 0 0 0 0x7 0x8", memory(base, ssh)), null);
+  assertEquals(waitedReadFds("x86_64", "running", memory(base, ssh)), null);
+  assertEquals(waitedReadFds("riscv64", `7 0x${base.toString(16)} 0x2 0x0 0 0 0 0x7 0x8`, memory(base, ssh)), null);
+  assertEquals(waitedReadFds("x86_64", `7 0x${base.toString(16)} 0x2 0x0 0 0 0 0x7 0x8`, () => null), null);
+  assertEquals(waitedReadFds("x86_64", `7 0x${base.toString(16)} 0x9 0x0 0 0 0 0x7 0x8`, memory(base, ssh)), null);
+  assertEquals(waitedReadFds("x86_64", `7 0x${base.toString(16)} 0x100000 0x0 0 0 0 0x7 0x8`, () => null), null);
+  assertEquals(waitedReadFds("x86_64", null, memory(base, ssh)), null);
 });

@@ -11,6 +11,7 @@ export {
 } from "./tmux.ts";
 export {
   foregroundBrief,
+  foregroundOf,
   foregroundProcess,
   processAlive,
   processArgvBytes,
@@ -23,7 +24,7 @@ export {
   sameProcessStat,
 } from "./process.ts";
 export type { ForegroundBrief, ForegroundProcess, ProcStat, TreeProcess } from "./process.ts";
-export { blockedInTerminalRead, classifyInputWait } from "./input_wait.ts";
+export { blockedInTerminalRead, classifyInputWait, waitedReadFds } from "./input_wait.ts";
 export type { InputWaitFacts, InputWaitVerdict } from "./input_wait.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
@@ -42,7 +43,7 @@ export type { SegmentFile } from "./output_sink.ts";
 export { COMMAND_END_MARK, CONTINUATION_MARK, integratedShell, PROMPT_MARK } from "./shell_integration.ts";
 export { classifyInputPrompt, lastIntegrationMark } from "./input_prompt.ts";
 export type { PromptFacts, PromptKind } from "./input_prompt.ts";
-export { parseSttyModes, readTerminalModes } from "./terminal_modes.ts";
+export { parseSttyModes, readTerminalModes, sttyArgs } from "./terminal_modes.ts";
 export type { TerminalModes } from "./terminal_modes.ts";
 export type { IntegratedShell } from "./shell_integration.ts";
 export { currentUid, defaultStateRoot } from "./paths.ts";

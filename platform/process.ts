@@ -11,8 +11,10 @@ import {
   inReadSyscall,
   type ProcessFacts,
   type TaskFacts,
+  waitedReadFds,
 } from "./input_wait.ts";
-import { runProcessSync } from "./run.ts";
+import { classifyPsForeground, parsePsRows, PS_FOREGROUND_COLUMNS } from "./ps_foreground.ts";
+import { runProcess, runProcessSync } from "./run.ts";
 
 /** True when a process with this PID exists (signal 0 probe semantics). */
 export function processAlive(pid: number): boolean {
@@ -131,10 +133,10 @@ export interface ForegroundProcess {
   /**
    * The foreground group is waiting for terminal input, by what the kernel says of each of its
    * processes (see platform/input_wait.ts): true waiting, false working or waiting on something
-   * else, null when it cannot tell (a wait on the terminal among other descriptors; non-Linux).
+   * else, null when it cannot tell (a wait on the terminal among other descriptors; no wait channel from ps).
    */
   readingInput: boolean | null;
-  /** The evidence behind `readingInput`, per process of the group; null off Linux. */
+  /** The evidence behind `readingInput`, per process of the group (from /proc on Linux, from ps elsewhere). */
   inputWait: InputWaitVerdict | null;
   /** The group leader is stopped by a signal (SIGSTOP/SIGTSTP). */
   stopped: boolean;
@@ -164,6 +166,41 @@ export function foregroundProcess(panePid: number): ForegroundProcess | null {
     inputWait,
     stopped: leader.stat.state === "T" || leader.stat.state === "t",
     pgrp: pane.tpgid,
+  };
+}
+
+/**
+ * The foreground process of a pane's terminal on any POSIX system: Linux reads /proc ({@link foregroundProcess});
+ * elsewhere one `ps -t <tty>` gives the group, its states and wait channels (platform/ps_foreground.ts says what
+ * they can prove). `tty` is the pane's device as the multiplexer reports it (/dev/ttys003). Null on Windows, without
+ * a tty, or when ps fails.
+ */
+export async function foregroundOf(panePid: number, tty: string): Promise<ForegroundProcess | null> {
+  if (Deno.build.os === "linux") return foregroundProcess(panePid);
+  if (Deno.build.os === "windows" || !tty.startsWith("/dev/")) return null;
+  try {
+    const out = await runProcess("ps", {
+      args: ["-t", tty.slice("/dev/".length), ...PS_FOREGROUND_COLUMNS],
+      stderr: "null",
+    });
+    // ps exits 1 when no process matched; its rows are what counts.
+    return foregroundFromPs(out.stdout);
+  } catch {
+    return null;
+  }
+}
+
+/** The foreground process described by the output of `ps -t <tty>` with PS_FOREGROUND_COLUMNS; null when none. */
+export function foregroundFromPs(stdout: string): ForegroundProcess | null {
+  const fg = classifyPsForeground(parsePsRows(stdout));
+  if (!fg) return null;
+  return {
+    pid: fg.leader.pid,
+    name: fg.leader.name,
+    readingInput: fg.verdict.waiting,
+    inputWait: fg.verdict,
+    stopped: fg.leader.stat.startsWith("T"),
+    pgrp: fg.pgrp,
   };
 }
 
@@ -359,14 +396,49 @@ function processFacts(pid: number, stat: ProcStat, ttyNr: number): ProcessFacts 
   }
   const tasks: TaskFacts[] = taskIds(pid, stat).sort((a, b) => a - b).slice(0, MAX_TASKS).map((tid) => {
     const dir = `/proc/${pid}/task/${tid}`;
-    return {
+    const syscall = readText(`${dir}/syscall`)?.trim() ?? null;
+    const task: TaskFacts = {
       tid,
       state: parseProcStat(readText(`${dir}/stat`) ?? "")?.state ?? "X",
-      syscall: readText(`${dir}/syscall`)?.trim() ?? null,
+      syscall,
       wchan: readText(`${dir}/wchan`)?.trim() ?? null,
     };
+    const readFds = pollReadFds(pid, dir, syscall);
+    if (readFds) task.readFds = readFds;
+    return task;
   });
   return { pid, name: stat.comm, state: stat.state, tasks, fds, epoll };
+}
+
+/**
+ * The descriptors a thread blocked in poll or select waits to read, from the call's arguments in the process's
+ * memory (waitedReadFds in input_wait.ts). Kept only when the thread is still in the very same call afterwards (the
+ * syscall line, with its stack and instruction pointers, unchanged), so a set read while the call returned is never
+ * used. Reading /proc/<pid>/mem is allowed exactly where the syscall file is (the same ptrace access check); the
+ * process is neither stopped nor signalled.
+ */
+function pollReadFds(pid: number, dir: string, syscall: string | null): number[] | null {
+  if (syscall === null || syscall === "running") return null;
+  let mem: Deno.FsFile | null = null;
+  try {
+    const fds = waitedReadFds(Deno.build.arch, syscall, (address, length) => {
+      mem ??= Deno.openSync(`/proc/${pid}/mem`);
+      mem.seekSync(address, Deno.SeekMode.Start);
+      const buf = new Uint8Array(length);
+      let got = 0;
+      while (got < length) {
+        const n = mem.readSync(buf.subarray(got));
+        if (n === null || n === 0) return null;
+        got += n;
+      }
+      return buf;
+    });
+    return fds !== null && readText(`${dir}/syscall`)?.trim() === syscall ? fds : null;
+  } catch {
+    return null;
+  } finally {
+    (mem as Deno.FsFile | null)?.close();
+  }
 }
 
 /** One process in a pane's tree. */

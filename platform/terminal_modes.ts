@@ -38,16 +38,25 @@ export function terminalPath(pid: number): string | null {
 }
 
 /**
- * The modes of the terminal `panePid` runs on (one `stty` spawn, about 2 ms); null when they cannot
- * be read (not Linux, no terminal, stty missing or refused).
+ * The `stty` argv that prints the modes of the terminal device `path` without making it the controlling terminal:
+ * GNU stty (Linux) names the device with `-F`, BSD and macOS stty with `-f`.
  */
-export async function readTerminalModes(panePid: number): Promise<TerminalModes | null> {
-  const path = terminalPath(panePid);
-  if (!path) return null;
+export function sttyArgs(os: string, path: string): string[] {
+  return [os === "linux" ? "-F" : "-f", path, "-a"];
+}
+
+/**
+ * The modes of the terminal `panePid` runs on (one `stty` spawn, about 2 ms); null when they cannot be read (no
+ * terminal, stty missing or refused). Linux finds the device from the process's descriptors; elsewhere (no /proc) it
+ * is `tty`, the pane's device as the multiplexer reports it.
+ */
+export async function readTerminalModes(panePid: number, tty?: string): Promise<TerminalModes | null> {
+  const path = terminalPath(panePid) ?? (tty && /^\/dev\/\S+$/.test(tty) ? tty : null);
+  if (!path || Deno.build.os === "windows") return null;
   try {
     // stty opens the device read-only and non-blocking; it is not a session leader, so the device
     // never becomes its controlling terminal.
-    const out = await runProcess("stty", { args: ["-F", path, "-a"], stderr: "null" });
+    const out = await runProcess("stty", { args: sttyArgs(Deno.build.os, path), stderr: "null" });
     return out.success ? parseSttyModes(out.stdout) : null;
   } catch {
     return null;

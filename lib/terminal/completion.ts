@@ -11,13 +11,13 @@ import {
   COMMAND_END_MARK,
   dialectById,
   dialectForShell,
-  foregroundProcess,
+  foregroundOf,
   lastIntegrationMark,
   sameProcessAlive,
 } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import type { LastSend } from "./last_send.ts";
-import { waitingAtOwnPrompt } from "./foreground.ts";
+import { ownPromptWait } from "./foreground.ts";
 import { promptAt, promptHint, type PromptKind } from "./prompt.ts";
 import { LazyLogWaker, watchLog } from "./log_watch.ts";
 import { PaneBatch } from "./pane_batch.ts";
@@ -244,7 +244,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
     // 5. quiescent / nested
     const quietFor = performance.now() - lastGrowth;
     if (!strict && quietFor >= QUIET_MS) {
-      const fg = foregroundProcess(pane.panePid);
+      const fg = await foregroundOf(pane.panePid, pane.tty);
       const fgName = fg?.name ?? pane.currentCommand;
       const atShell = fg ? fg.pid === pane.panePid : dialectForShell(pane.currentCommand) !== null &&
         (spec.shellName === null || pane.currentCommand === spec.shellName);
@@ -270,13 +270,15 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
         }
       }
       // 5a. a prompt that is not a fresh command prompt: PS2, a line read, a password
-      const prompt = fullScreen !== null ? null : await promptAt({
+      const asked = fullScreen !== null ? null : await promptAt({
         panePid: pane.panePid,
+        tty: pane.tty,
         fg,
         atShell,
         integrated: spec.integration === "osc133",
         lastMark,
       });
+      const prompt = asked?.kind ?? null;
       if (!prompt) {
         promptSeen = null;
       } else if (promptSeen?.kind !== prompt) {
@@ -287,8 +289,8 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
       if (atShell && spec.integration !== "osc133" && !promptSeen) {
         return done({ is_complete: true, via: "quiescent", exit_status: null });
       }
-      const waiting = !promptSeen && !atShell && fullScreen === null &&
-        waitingAtOwnPrompt({ name: fgName, readingInput: fg?.readingInput ?? null });
+      const own = ownPromptWait({ name: fgName, readingInput: fg?.readingInput ?? null, modes: asked?.modes ?? null });
+      const waiting = !promptSeen && !atShell && fullScreen === null && own.waiting;
       const fgPid = fg?.pid ?? pane.panePid;
       if (!waiting) {
         candidate = null;
@@ -301,7 +303,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
           is_complete: false,
           via: "nested",
           exit_status: null,
-          hint: nestedHint(fgName),
+          hint: nestedHint(fgName, own.evidence === "guess"),
         });
       }
     }
@@ -337,12 +339,19 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
 
 /**
  * The hint of a `nested` verdict: `mark` is offered exactly where pty_send would accept it (lib/terminal/mark_target.ts:
- * a shell of a known dialect, or a prompt host with a named dialect; never vim, a REPL, …).
+ * a shell of a known dialect, or a prompt host with a named dialect; never vim, a REPL, …). `guessed`: the kernel
+ * could not tell whether the program reads the terminal (ssh reads it together with its connection; no wait channel
+ * from ps on macOS), so "waiting" rests on the program's name, and the hint says so.
  */
-export function nestedHint(fgName: string): string {
+export function nestedHint(fgName: string, guessed = false): string {
   const offer = markOffer(fgName);
+  const why = guessed
+    ? `${fgName} is in the foreground; guessed from its name to be waiting at its prompt (the kernel does not show whether it is reading the terminal)`
+    : null;
   if (offer) {
-    return `${fgName} is in the foreground and waiting; pass until (text its prompt prints) or ${offer}`;
+    return `${why ?? `${fgName} is in the foreground and waiting`}; pass until (text its prompt prints) or ${offer}`;
   }
-  return `${fgName} is in the foreground and waiting for input; read screen:true, or pass until (text its prompt prints)`;
+  return `${
+    why ?? `${fgName} is in the foreground and waiting for input`
+  }; read screen:true, or pass until (text its prompt prints)`;
 }

@@ -16,3 +16,11 @@ Deno.test("nestedHint() offers a prompt host exactly what pty_send accepts there
     assert(hint.includes('mark:"posix"') && !hint.includes("mark:true"), `${host}: ${hint}`);
   }
 });
+
+Deno.test("nestedHint(guessed) says the verdict rests on the name, and keeps the offer", () => {
+  const hint = nestedHint("ssh", true);
+  assert(hint.includes("guessed from its name"), hint);
+  assert(hint.includes("until"), hint);
+  assert(!nestedHint("ssh").includes("guess"), nestedHint("ssh"));
+  assert(!nestedHint("python3").includes("guess"), nestedHint("python3"));
+});

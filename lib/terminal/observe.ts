@@ -3,8 +3,8 @@
  * activity cursor carries a screen digest and per-process CPU so the next call can report deltas.
  */
 import { AppError } from "../../base/errors.ts";
-import { foregroundProcess, processArgvBytes, processTree } from "../../platform/mod.ts";
-import { waitingAtOwnPrompt } from "./foreground.ts";
+import { foregroundOf, processArgvBytes, processTree } from "../../platform/mod.ts";
+import { ownPromptWait } from "./foreground.ts";
 import { lastMarkSince, promptAt, type PromptKind } from "./prompt.ts";
 import { isFullScreen } from "./full_screen.ts";
 import type { Terminal } from "./terminal.ts";
@@ -103,7 +103,7 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
   }
   const screen = await terminal.mux.capture(id).catch(() => null);
   const digest = screen === null ? null : await sha256(screen);
-  const fg = foregroundProcess(live.panePid);
+  const fg = await foregroundOf(live.panePid, live.tty);
   const tree = processTree(live.panePid);
   const procs: CursorData["p"] = {};
   for (const p of tree ?? []) procs[String(p.pid)] = { s: p.start, c: p.cpuMs };
@@ -124,8 +124,9 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
       members: fg?.inputWait?.processes.map((p) => p.name),
       readingInput: fg?.readingInput ?? null,
     });
-  const prompt = stoppedInFg || fullScreen ? null : await promptAt({
+  const asked = stoppedInFg || fullScreen ? null : await promptAt({
     panePid: live.panePid,
+    tty: live.tty,
     fg,
     atShell: isShell,
     integrated: meta?.integration === "osc133",
@@ -136,6 +137,12 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
         (await terminal.lastSend(id))?.cursor ?? 0,
       ).catch(() => null)
       : null,
+  });
+  const prompt = asked?.kind ?? null;
+  const own = ownPromptWait({
+    name: fg?.name ?? live.currentCommand,
+    readingInput: fg?.readingInput ?? null,
+    modes: asked?.modes ?? null,
   });
   if (stoppedInFg) {
     state = "blocked";
@@ -149,9 +156,9 @@ export async function observeSession(terminal: Terminal, id: string, cursor?: st
   } else if (isShell) {
     state = "idle_shell";
     reason = "shell_in_foreground";
-  } else if (waitingAtOwnPrompt({ name: fg?.name ?? live.currentCommand, readingInput: fg?.readingInput ?? null })) {
+  } else if (own.waiting) {
     state = "nested";
-    reason = fg?.readingInput ? "foreground_waiting_for_input" : "foreground_hosts_own_prompt";
+    reason = own.evidence === "kernel" ? "foreground_waiting_for_input" : "foreground_hosts_own_prompt";
   } else {
     state = "running";
     reason = "foreground_command";

@@ -9,6 +9,7 @@ import {
   lastIntegrationMark,
   type PromptKind,
   readTerminalModes,
+  type TerminalModes,
 } from "../../platform/mod.ts";
 import { logExtent, readLog } from "./output_log.ts";
 
@@ -17,17 +18,22 @@ export type { PromptKind } from "../../platform/mod.ts";
 /** How much of the log's end {@link lastMarkSince} looks at (marks are printed right before a prompt). */
 const TAIL_BYTES = 64 * 1024;
 
-/** The prompt the pane's foreground waits at, or null; `stty` runs only when the group waits for input. */
+/**
+ * The prompt the pane's foreground waits at, or null, and the terminal's modes when they were read: `stty` runs
+ * only when the group may wait for input (the kernel says so, or cannot tell).
+ */
 export async function promptAt(o: {
   panePid: number;
+  /** The pane's tty device (where there is no /proc, the modes are read from it). */
+  tty?: string;
   fg: ForegroundProcess | null;
   atShell: boolean;
   integrated: boolean;
   lastMark: "end" | "continuation" | null;
-}): Promise<PromptKind | null> {
-  if (!o.fg || o.fg.readingInput !== true) return null;
-  const modes = await readTerminalModes(o.panePid);
-  return classifyInputPrompt({
+}): Promise<{ kind: PromptKind | null; modes: TerminalModes | null }> {
+  if (!o.fg || o.fg.readingInput === false) return { kind: null, modes: null };
+  const modes = await readTerminalModes(o.panePid, o.tty);
+  const kind = classifyInputPrompt({
     waiting: o.fg.readingInput,
     atShell: o.atShell,
     name: o.fg.name,
@@ -35,6 +41,7 @@ export async function promptAt(o: {
     lastMark: o.lastMark,
     modes,
   });
+  return { kind, modes };
 }
 
 /** The last integration mark in the log after `cursor` (its last 64 KiB), for pty_observe. */

@@ -263,3 +263,118 @@ export async function sshRecorder(dir: string): Promise<SshRecorder> {
     },
   };
 }
+
+/** `useradd` exists (a throwaway login user can be made; it also needs root, see {@link hasSshd}). */
+export const hasUseradd: boolean = (() => {
+  try {
+    return Deno.statSync("/usr/sbin/useradd").isFile && Deno.statSync("/usr/sbin/userdel").isFile;
+  } catch {
+    return false;
+  }
+})();
+
+/** A private sshd that takes a password for a throwaway local user (see {@link startPasswordSshd}). */
+export interface PasswordSshd extends AsyncDisposable {
+  port: number;
+  user: string;
+  password: string;
+  /** The ssh command line that logs in with a password only (no keys, no known_hosts written). */
+  sshCommand: string;
+}
+
+/**
+ * Starts a private sshd on 127.0.0.1 that accepts a password for a throwaway user created here with `useradd` (root
+ * only) and removed with `userdel` on dispose. PAM checks the password (`UsePAM yes`) where the PAM stack is
+ * installed, as on a real host: a wrong password then costs pam_unix's failure delay (about 2 s) before ssh asks
+ * again.
+ */
+export async function startPasswordSshd(): Promise<PasswordSshd> {
+  const root = await Deno.makeTempDir({ dir: "/tmp", prefix: "ait-pwsshd-" });
+  const user = `aitpw${crypto.randomUUID().replaceAll("-", "").slice(0, 8)}`;
+  const password = `Pw-${crypto.randomUUID().slice(0, 13)}`;
+  await Deno.chmod(root, 0o755); // the user must reach its home below it
+  const home = `${root}/home`;
+  await Deno.mkdir(home, { mode: 0o755 });
+  let made = false;
+  const cleanup = async () => {
+    const pid = Number((await Deno.readTextFile(`${root}/sshd.pid`).catch(() => "")).trim());
+    if (pid > 0) {
+      try {
+        Deno.kill(pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+    if (made) {
+      // The user's login processes end with the sshd's session children; userdel refuses while one lives.
+      for (let i = 0; i < 20; i++) {
+        const out = await new Deno.Command("userdel", { args: ["-f", user], stdout: "null", stderr: "null" }).output();
+        if (out.success) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  };
+  try {
+    await sh("useradd", ["-M", "-d", home, "-s", "/bin/sh", user]);
+    made = true;
+    await Deno.chown(home, ...(await ids(user)));
+    const chpasswd = new Deno.Command("chpasswd", { stdin: "piped", stdout: "null", stderr: "piped" }).spawn();
+    const w = chpasswd.stdin.getWriter();
+    await w.write(new TextEncoder().encode(`${user}:${password}\n`));
+    await w.close();
+    const done = await chpasswd.output();
+    if (!done.success) throw new Error(`chpasswd failed: ${new TextDecoder().decode(done.stderr)}`);
+    await sh("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", `${root}/host_key`]);
+    const pam = (() => {
+      try {
+        return Deno.statSync("/etc/pam.d/sshd").isFile;
+      } catch {
+        return false;
+      }
+    })();
+    const port = freePort();
+    await Deno.writeTextFile(
+      `${root}/sshd_config`,
+      [
+        `Port ${port}`,
+        "ListenAddress 127.0.0.1",
+        `HostKey ${root}/host_key`,
+        `PidFile ${root}/sshd.pid`,
+        `UsePAM ${pam ? "yes" : "no"}`,
+        "PasswordAuthentication yes",
+        "KbdInteractiveAuthentication no",
+        "PubkeyAuthentication no",
+        `AllowUsers ${user}`,
+        "PermitRootLogin no",
+        "PrintMotd no",
+        "PrintLastLog no",
+        "LogLevel ERROR",
+        "",
+      ].join("\n"),
+    );
+    await Deno.mkdir("/run/sshd", { recursive: true }).catch(() => {});
+    await sh(SSHD, ["-f", `${root}/sshd_config`, "-E", `${root}/sshd.log`]);
+    const sshCommand = [
+      "ssh",
+      "-o StrictHostKeyChecking=no",
+      "-o UserKnownHostsFile=/dev/null",
+      "-o GlobalKnownHostsFile=/dev/null",
+      "-o LogLevel=ERROR",
+      "-o PubkeyAuthentication=no",
+      "-o PreferredAuthentications=password",
+      "-o NumberOfPasswordPrompts=3",
+      `-p ${port}`,
+      `${user}@127.0.0.1`,
+    ].join(" ");
+    return { port, user, password, sshCommand, [Symbol.asyncDispose]: cleanup };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
+
+async function ids(user: string): Promise<[number, number]> {
+  const [uid, gid] = await Promise.all([sh("id", ["-u", user]), sh("id", ["-g", user])]);
+  return [Number(uid.trim()), Number(gid.trim())];
+}
