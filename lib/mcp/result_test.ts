@@ -6,6 +6,7 @@ import { MAX_RESULT_BYTES, successResult, TEXT_COPY_BYTES } from "./result.ts";
 import { Client, InMemoryTransport } from "./sdk.ts";
 import type { CallToolResult } from "./sdk.ts";
 import { createServer } from "./server.ts";
+import { callLimitsFor } from "../../harnesses/clients/mod.ts";
 import { defineTool, type ToolDef, type ToolDeps } from "./tool.ts";
 
 function textOf(r: CallToolResult): string {
@@ -41,9 +42,12 @@ const echo = defineTool({
 });
 
 Deno.test("a result over 1 MiB becomes RESULT_TOO_LARGE naming the tool; the real client stays connected", async () => {
-  const server = createServer({ version: "0.0.0-test", parents: [] } as unknown as ToolDeps, [
-    echo as unknown as ToolDef,
-  ]);
+  const server = createServer(
+    { version: "0.0.0-test", parents: [], callLimits: () => callLimitsFor("test", {}) } as unknown as ToolDeps,
+    [
+      echo as unknown as ToolDef,
+    ],
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "result-size-test", version: "0.0.0" });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
 import { createServer } from "./server.ts";
 import { type CallToolResult, Client, InMemoryTransport } from "./sdk.ts";
+import { callLimitsFor } from "../../harnesses/clients/mod.ts";
 import { defineTool, type ToolDef, type ToolDeps } from "./tool.ts";
 
 /** A tool that reports progress, then waits until its signal aborts or `release` is called. */
@@ -24,7 +25,10 @@ function waitingTool(seen: { aborted: boolean; started: boolean }, release: Prom
 }
 
 async function pair(tool: unknown) {
-  const server = createServer({ version: "0.0.0-test", parents: [] } as unknown as ToolDeps, [tool as ToolDef]);
+  const server = createServer(
+    { version: "0.0.0-test", parents: [], callLimits: () => callLimitsFor("test", {}) } as unknown as ToolDeps,
+    [tool as ToolDef],
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "tool-calls-test", version: "0.0.0" });
@@ -90,7 +94,10 @@ Deno.test("tool calls: closing the connection aborts the calls in flight", async
 });
 
 Deno.test("tool calls: the transport's own onclose (main.ts exits on it) still runs when the connection closes", async () => {
-  const server = createServer({ version: "0.0.0-test", parents: [] } as unknown as ToolDeps, []);
+  const server = createServer(
+    { version: "0.0.0-test", parents: [], callLimits: () => callLimitsFor("test", {}) } as unknown as ToolDeps,
+    [],
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   let ownerSaw = 0;
   serverSide.onclose = () => void ownerSaw++;
@@ -98,4 +105,44 @@ Deno.test("tool calls: the transport's own onclose (main.ts exits on it) still r
   await clientSide.close();
   assertEquals(ownerSaw, 1);
   await server.close();
+});
+
+/** A tool that hands work to after its answer (as a read hands over its cursor's move) and records how it settled. */
+function settlingTool(settled: boolean[], release: Promise<void>) {
+  return defineTool({
+    name: "fake_settle",
+    title: "Settle",
+    description: "Settles",
+    input: z.object({}).strict(),
+    output: z.object({ ok: z.boolean() }).strict(),
+    annotations: { readOnlyHint: true },
+    handler: async (_input, _deps, ctx) => {
+      ctx.settle?.((delivered) => {
+        settled.push(delivered);
+        return Promise.resolve();
+      });
+      await Promise.race([release, new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }))]);
+      return { ok: true };
+    },
+  });
+}
+
+Deno.test("tool calls: work handed to after the answer runs with true once it was written, false when cancelled", async () => {
+  const settled: boolean[] = [];
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  await using p = await pair(settlingTool(settled, gate));
+  // Cancelled while running: the answer is never written, the work settles with false.
+  const abort = new AbortController();
+  const cut = p.client.callTool({ name: "fake_settle", arguments: {} }, undefined, { signal: abort.signal });
+  await new Promise((r) => setTimeout(r, 20));
+  abort.abort();
+  await assertRejects(() => cut);
+  await new Promise((r) => setTimeout(r, 20));
+  assertEquals(settled, [false]);
+  open();
+  const r = (await p.client.callTool({ name: "fake_settle", arguments: {} })) as CallToolResult;
+  assertEquals(r.structuredContent, { ok: true });
+  await new Promise((r) => setTimeout(r, 20));
+  assertEquals(settled, [false, true]);
 });

@@ -41,12 +41,12 @@ export const OTHER_CLIENT_CUT: ClientCut = {
 
 /**
  * The longest a call may block under a cut of `cutMs`: 8 % of it, at least 3 s and at most 15 s, is left for the
- * work around the wait (typing, reading and reducing the output, the answer's way back). 120 s → 110 s,
+ * work around the wait (typing, reading and reducing the output, the answer's way back), in whole seconds. 120 s → 110 s,
  * 300 s → 285 s, 60 s → 55 s, 30 s → 27 s; never below 1 s.
  */
 export function blockWithin(cutMs: number): number {
   const margin = Math.min(15_000, Math.max(3_000, Math.round(cutMs * 0.08)));
-  return Math.max(1_000, cutMs - margin);
+  return Math.max(1_000, Math.floor((cutMs - margin) / 1000) * 1000);
 }
 
 /** A positive number of seconds or milliseconds from an environment value, else null. */
