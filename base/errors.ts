@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   "SESSION_STALE", // a generation from a closed session was used after a new one opened under the same name
   "SHELL_NOT_FOUND", // the requested shell is not an executable
   "CWD_NOT_FOUND", // cwd is not an existing directory
+  "CWD_UNUSABLE", // cwd exists but the session could not start in it (no permission to enter it, removed meanwhile, or the pane reported another directory); nothing was left open; data.field
   "ENV_VAR_UNSET", // env_vars named a variable the server does not have
   "INPUT_TOO_LARGE", // text over the 64 KiB limit; data.limit_bytes, data.size_bytes
   "RESULT_TOO_LARGE", // a tool result over the 1 MiB serialized limit (never sent as one line); data.tool, data.size_bytes, data.limit_bytes

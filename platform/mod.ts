@@ -1,5 +1,13 @@
 /** The platform layer's way in: multiplexer selection, process facts, shell dialects, OS paths. */
-export type { Multiplexer, MuxSession, NewSessionSpec, PasteIfReady, PasteOptions, PipeState } from "./multiplexer.ts";
+export type {
+  Multiplexer,
+  MuxSession,
+  NewSessionResult,
+  NewSessionSpec,
+  PasteIfReady,
+  PasteOptions,
+  PipeState,
+} from "./multiplexer.ts";
 export {
   createTmux,
   newSessionArgs,

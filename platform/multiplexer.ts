@@ -38,8 +38,15 @@ export interface NewSessionSpec {
   /** argv of the program to run in the pane (the shell). */
   argv: string[];
   /**
-   * Variables set for the pane's program in addition to the server's environment. The backend
-   * decides how they reach it; no value may appear in any process's argv (ADR 0014).
+   * The environment of the process that opens the session: the pane's program starts from it, not from the
+   * environment the multiplexer's server inherited from whichever process started it (ADR 0033). The
+   * backend keeps its own variables (TERM, TMUX, TMUX_PANE, …) and skips names a shell cannot export.
+   * psmux: not applied yet (its panes start from the psmux server's environment; see platform/psmux.ts).
+   */
+  baseEnv: Record<string, string>;
+  /**
+   * Variables set for the pane's program on top of `baseEnv` (aiterm's own and the caller's `env_vars`).
+   * The backend decides how they reach it; no value may appear in any process's argv (ADR 0014).
    */
   env: Record<string, string>;
   /** An owner-only directory (the session's) where the backend may write the session's launch files. */
@@ -50,6 +57,15 @@ export interface NewSessionSpec {
   outputSink: string;
   /** Keep the pane (dead, with its last screen) after the program exits, until the session is killed. */
   keepOnExit?: boolean;
+}
+
+/** What {@link Multiplexer.newSession} observed of the new pane. */
+export interface NewSessionResult {
+  /**
+   * The directory the pane's program started in, read from the pane itself (tmux: the launcher's `pwd -P`
+   * after it entered `cwd`, so symbolic links are resolved); null when the backend cannot read it (psmux).
+   */
+  cwd: string | null;
 }
 
 /** How text reaches the pane. */
@@ -78,7 +94,11 @@ export interface Multiplexer {
   ensureAvailable(): Promise<{ version: string }>;
   /** The binary's version, or null when it is missing. Never throws. */
   probeVersion(): Promise<string | null>;
-  newSession(spec: NewSessionSpec): Promise<void>;
+  /**
+   * Creates the session and returns once its program is starting in `spec.cwd`.
+   * @throws {AppError} CWD_UNUSABLE (the directory could not be entered: nothing is left open), TMUX_*
+   */
+  newSession(spec: NewSessionSpec): Promise<NewSessionResult>;
   hasSession(name: string): Promise<boolean>;
   /** Kills the session; false when it did not exist. */
   killSession(name: string): Promise<boolean>;

@@ -9,7 +9,14 @@ import { knobFrom } from "../base/config.ts";
 import { join } from "node:path";
 import { AppError } from "../base/errors.ts";
 import { execMux, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
-import type { Multiplexer, MuxSession, NewSessionSpec, PasteOptions, PipeState } from "./multiplexer.ts";
+import type {
+  Multiplexer,
+  MuxSession,
+  NewSessionResult,
+  NewSessionSpec,
+  PasteOptions,
+  PipeState,
+} from "./multiplexer.ts";
 import { parseSegmentName, SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";
 import { outputSinkScript, pwshScriptCommandLine, resolvePwsh } from "./pwsh.ts";
 import { parsePipeStates, parseSessionList, PIPE_FORMAT, pipedOf } from "./tmux.ts";
@@ -278,7 +285,13 @@ class Psmux implements Multiplexer {
     return { version: (await this.#ensure()).version };
   }
 
-  async newSession(spec: NewSessionSpec): Promise<void> {
+  /**
+   * Creates the session with psmux's own `-c` and `-e` (see {@link psmuxNewSessionArgs}). Not verified on Windows
+   * here, so two things of the tmux backend are not done: the pane starts from the psmux server's environment
+   * (`spec.baseEnv` is not applied: there is no launcher that could clear it without an argv holding values),
+   * and the directory is not read back from the pane (`cwd: null`; the caller reports the one it asked for).
+   */
+  async newSession(spec: NewSessionSpec): Promise<NewSessionResult> {
     const { pwsh } = await this.#ensure();
     const sink = parseOutputSinkCommand(spec.outputSink);
     if (!sink) {
@@ -286,6 +299,7 @@ class Psmux implements Multiplexer {
     }
     const line = pwshScriptCommandLine(pwsh, outputSinkScript(sink.dir, sink.segmentBytes, sink.base));
     await this.#run(psmuxNewSessionArgs(spec, line));
+    return { cwd: null };
   }
 
   async pipeActive(name: string): Promise<boolean | null> {

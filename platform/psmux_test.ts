@@ -49,6 +49,8 @@ Deno.test("psmuxNewSessionArgs() golden: one command list, env via -e, sink atta
     name: "t1",
     cwd: "C:\\work",
     argv: ["C:\\Program Files\\PowerShell\\7\\pwsh.exe", "-NoLogo"],
+    // Not applied on psmux (platform/psmux.ts newSession): never an -e.
+    baseEnv: { PATH: "C:\\Windows", SECRET: "s3cret" },
     env: { AITERM_SESSION_ID: "t1" },
     privateDir: "C:\\state\\sessions\\t1",
     width: 200,

@@ -4,7 +4,15 @@
  * user's ~/.tmux.conf and default server are never involved.
  */
 import { AppError } from "../base/errors.ts";
-import type { Multiplexer, MuxSession, NewSessionSpec, PasteIfReady, PasteOptions, PipeState } from "./multiplexer.ts";
+import type {
+  Multiplexer,
+  MuxSession,
+  NewSessionResult,
+  NewSessionSpec,
+  PasteIfReady,
+  PasteOptions,
+  PipeState,
+} from "./multiplexer.ts";
 import { execMux, muxFailure, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
 import {
   commandText,
@@ -14,10 +22,14 @@ import {
   splitCliCommands,
 } from "./tmux_control.ts";
 import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
-import { launcherArgv, writeEnvFile } from "./pane_launch.ts";
+import { launcherArgv, type LaunchReport, parseLaunchReport, writeEnvFile } from "./pane_launch.ts";
+import { waitTimeout, waitUntil } from "../base/wait.ts";
 import { TmuxServerGuard } from "./tmux_server.ts";
 import { AttachGate, attachGatePath } from "./tmux_attach_gate.ts";
 import { scratchTag } from "./scratch.ts";
+
+/** How long a new pane's launcher may take to enter its directory and start the program (a loaded machine). */
+const LAUNCH_TIMEOUT_MS = 15_000;
 
 /** The oldest tmux this backend supports. */
 export const TMUX_MIN_VERSION = "2.6";
@@ -76,11 +88,13 @@ export const TMUX_FEATURES = {
 /**
  * The one tmux command list that creates a session: new-session, options, and the output pipe, in one
  * invocation so the pipe is attached before tmux reads the pane's first byte; it prints the server's
- * pid last. The pane runs the launcher of platform/pane_launch.ts, which takes the environment from
- * `envFile`, so no value is in any argv. Every caller string goes through the escaping chokepoint
- * (tmux_args.ts) by what tmux does with its position: `-s` and `-c` are formats, the argv is plain,
- * pipe-pane's command is a strftime format. `exit-empty off` keeps the server when the last session
- * ends, so a server that is not running means it was killed (TMUX_SERVER_GONE), not that a shell exited.
+ * pid last. The pane runs the launcher of platform/pane_launch.ts, which enters the directory itself
+ * (a plain argument: tmux's `-c` is a format that cannot carry every name, so tmux gets `/`) and takes
+ * the whole environment from `envFile`, so no value is in any argv. Every caller string goes through the
+ * escaping chokepoint (tmux_args.ts) by what tmux does with its position: `-s` is a format, the argv is
+ * plain, pipe-pane's command is a strftime format. `exit-empty off` keeps the server when the last
+ * session ends, so a server that is not running means it was killed (TMUX_SERVER_GONE), not that a
+ * shell exited.
  */
 export function newSessionArgs(
   spec: NewSessionSpec,
@@ -98,9 +112,9 @@ export function newSessionArgs(
     "-y",
     String(spec.height),
     "-c",
-    tmuxFormatArg(spec.cwd),
+    "/",
     "--",
-    ...launcherArgv(envFile, spec.argv).map(tmuxArg),
+    ...launcherArgv(envFile, spec.cwd, spec.argv).map(tmuxArg),
   ];
   args.push(";", "set-option", "-t", target, "history-limit", "50000");
   if (spec.keepOnExit) args.push(";", "set-option", "-w", "-t", target, "remain-on-exit", "on");
@@ -302,7 +316,7 @@ class Tmux implements Multiplexer {
     return this.#checked;
   }
 
-  async newSession(spec: NewSessionSpec): Promise<void> {
+  async newSession(spec: NewSessionSpec): Promise<NewSessionResult> {
     if (this.#sessionMade) return await this.#newSession(spec);
     // Until this process has made a session, one new-session at a time: the first one may start the
     // server, and a tmux server that is starting exits when it sees no session yet (other clients then
@@ -312,27 +326,74 @@ class Tmux implements Multiplexer {
     this.#firstSessions = new Promise<void>((resolve) => (done = resolve));
     try {
       await before;
-      await this.#newSession(spec);
+      const result = await this.#newSession(spec);
       this.#sessionMade = true;
+      return result;
     } finally {
       done();
     }
   }
 
-  async #newSession(spec: NewSessionSpec): Promise<void> {
+  async #newSession(spec: NewSessionSpec): Promise<NewSessionResult> {
     const { version } = await this.ensureAvailable();
     const parsed = parseTmuxVersion(version) ?? { major: 0, minor: 0 };
-    // The launcher deletes the file once it has read it; on a failed start nothing will.
-    const envFile = await writeEnvFile(spec.privateDir, spec.env);
-    let out: MuxOutput;
+    const envFile = await writeEnvFile(spec.privateDir, spec.baseEnv, spec.env);
     try {
-      out = await this.#attachGate.shared(() => this.#run(newSessionArgs(spec, envFile, parsed)));
-    } catch (err) {
+      const out = await this.#attachGate.shared(() => this.#run(newSessionArgs(spec, envFile, parsed)));
+      await this.#server?.record(Number(out.stdout.trim().split("\n").pop()));
+      this.#control?.sessionCreated();
+      return { cwd: await this.#launched(spec, envFile) };
+    } finally {
+      // The launcher overwrote the environment with its report (or never ran): the file is ours to remove.
       await Deno.remove(envFile).catch(() => {});
-      throw err;
     }
-    await this.#server?.record(Number(out.stdout.trim().split("\n").pop()));
-    this.#control?.sessionCreated();
+  }
+
+  /**
+   * Waits for the launcher's report (platform/pane_launch.ts) and returns the directory its pane entered. A
+   * launcher that could not enter the directory, or ended or stalled without a report, leaves nothing open:
+   * the session is killed before the error.
+   * @throws {AppError} CWD_UNUSABLE, TMUX_COMMAND_FAILED (the launcher ended without a report), WAIT_TIMEOUT
+   */
+  async #launched(spec: NewSessionSpec, envFile: string): Promise<string> {
+    let looks = 0;
+    const look = async (): Promise<LaunchReport | { state: "ended" }> => {
+      const read = () => Deno.readTextFile(envFile).then(parseLaunchReport, () => parseLaunchReport(null));
+      const report = await read();
+      // Every few looks: a launcher whose pane is gone or dead never reports (it may have just before it ended).
+      if (report.state !== "pending" || ++looks % 4 !== 0) return report;
+      const pane = await this.paneInfo(spec.name);
+      if (pane && !pane.paneDead) return report;
+      const last = await read();
+      return last.state === "pending" ? { state: "ended" } : last;
+    };
+    const outcome = await waitUntil(look, {
+      timeoutMs: LAUNCH_TIMEOUT_MS,
+      until: (r) => r.state !== "pending",
+      intervalMs: 1,
+      maxIntervalMs: 50,
+      watch: [spec.privateDir],
+    });
+    const report = outcome.status === "done" ? outcome.value : null;
+    if (report?.state === "started") return report.cwd;
+    await this.killSession(spec.name).catch(() => {});
+    if (report?.state === "cwd_failed") {
+      throw new AppError("CWD_UNUSABLE", `Cannot start a session in "${spec.cwd}": that directory cannot be entered`, {
+        data: { field: "cwd" },
+        suggestion:
+          "check that it still exists and that you may enter it (x permission on every directory of its path)",
+      });
+    }
+    if (report?.state === "ended") {
+      throw new AppError(
+        "TMUX_COMMAND_FAILED",
+        "Cannot start a session: its launcher ended before starting the program",
+        {
+          data: { subcommand: "new-session", exit_code: null },
+        },
+      );
+    }
+    throw waitTimeout("a new session's launcher to start its program", LAUNCH_TIMEOUT_MS, null);
   }
 
   async serverRunning(): Promise<boolean> {

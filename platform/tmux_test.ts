@@ -2,6 +2,7 @@ import { assert, assertEquals, assertStringIncludes } from "../tests/helpers/ass
 import { exactTarget, newSessionArgs, parseSessionList, parseTmuxVersion } from "./tmux.ts";
 import { segmentIndex, segmentName } from "./output_sink.ts";
 import { parseProcStat } from "./process.ts";
+import { LAUNCHER_SCRIPT, LAUNCHER_STAGE_TWO } from "./pane_launch.ts";
 
 Deno.test("parseTmuxVersion() reads release, next- and rc versions", () => {
   assertEquals(parseTmuxVersion("tmux 3.3a"), { raw: "3.3a", major: 3, minor: 3 });
@@ -66,11 +67,12 @@ Deno.test("parseProcStat() handles a comm with spaces and parentheses", () => {
   ]);
 });
 
-Deno.test("newSessionArgs(): env only through the launcher's file, caller strings escaped by position", () => {
+Deno.test("newSessionArgs(): env only through the launcher's file, the cwd a plain launcher argument", () => {
   const spec = {
     name: "t1",
     cwd: "/w/x#{session_name};",
     argv: ["/bin/bash", "--rcfile", "/s;/bashrc;", "-i"],
+    baseEnv: { PATH: "/usr/bin", BASE_SECRET: "base secret" },
     env: { AITERM_SESSION_ID: "t1", FOO: "secret value;" },
     privateDir: "/s/sessions/t1",
     width: 200,
@@ -88,13 +90,15 @@ Deno.test("newSessionArgs(): env only through the launcher's file, caller string
     "-y",
     "50",
     "-c",
-    "/w/x##{session_name}\\;",
+    "/",
     "--",
     "/bin/sh",
     "-c",
-    '. "$1" || exit 126; rm -f -- "$1"; shift; exec "$@"',
+    LAUNCHER_SCRIPT,
     "aiterm-launch",
     "/s/sessions/t1/launch-env.abc",
+    "/w/x#{session_name}\\;",
+    LAUNCHER_STAGE_TWO,
     "/bin/bash",
     "--rcfile",
     "/s;/bashrc\\;",
@@ -121,6 +125,7 @@ Deno.test("newSessionArgs(): env only through the launcher's file, caller string
     "#{pid}",
   ]);
   assert(!args.join(" ").includes("secret value"), "an env value is in the argv");
+  assert(!args.join(" ").includes("base secret"), "a value of the opener's environment is in the argv");
   assert(!args.includes("-e"), "no new-session -e");
   const old = newSessionArgs({ ...spec, keepOnExit: true }, "/f", { major: 2, minor: 6 }).join(" ");
   assertStringIncludes(old, "set-option -w -t =t1: remain-on-exit on");

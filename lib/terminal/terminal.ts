@@ -257,7 +257,7 @@ export class Terminal {
 
   /**
    * Opens a new persistent session.
-   * @throws {AppError} INVALID_ARGUMENT, SESSION_EXISTS, SHELL_NOT_FOUND, CWD_NOT_FOUND, TMUX_*
+   * @throws {AppError} INVALID_ARGUMENT, SESSION_EXISTS, SHELL_NOT_FOUND, CWD_NOT_FOUND, CWD_UNUSABLE, TMUX_*
    */
   async open(input: OpenInput): Promise<OpenResult> {
     await this.#mux.ensureAvailable();
@@ -322,7 +322,8 @@ export class Terminal {
       session_id: id,
       shell: shellName,
       dialect: meta.dialect,
-      cwd,
+      // The directory the pane entered, as read from it (#start), not the argument.
+      cwd: meta.cwd,
       env_vars: envNames,
       env_vars_skipped: envSkipped,
       attach_command: this.attachCommand(id),
@@ -404,7 +405,10 @@ export class Terminal {
 
   /**
    * Writes the session's files, runs `prepare`, and starts the multiplexer session with its output
-   * piped into the log. On any failure the claimed directory is removed, leaving nothing behind.
+   * piped into the log, from this process's environment (whichever process started the multiplexer's
+   * server). The pane's directory is read back from the pane: `meta.cwd` becomes it (symbolic links
+   * resolved), and a pane anywhere else than the directory asked for is killed (CWD_UNUSABLE). On any
+   * failure the claimed directory is removed, leaving nothing behind.
    */
   async #start(
     meta: SessionMeta,
@@ -415,10 +419,11 @@ export class Terminal {
       await Deno.mkdir(this.#layout.sessionLogDir(meta.id), { mode: 0o700 });
       await writeMeta(this.#layout.sessionMeta(meta.id), meta);
       await prepare();
-      await this.#mux.newSession({
+      const started = await this.#mux.newSession({
         name: meta.id,
         cwd: meta.cwd,
         argv: launch.argv,
+        baseEnv: this.#env,
         env: launch.env,
         privateDir: this.#layout.sessionDir(meta.id),
         width: 200,
@@ -426,6 +431,24 @@ export class Terminal {
         outputSink: outputSinkCommand(this.#layout.sessionLogDir(meta.id), meta.segment_bytes),
         keepOnExit: launch.keepOnExit,
       });
+      if (started.cwd !== null) {
+        const asked = await Deno.realPath(meta.cwd).catch(() => null);
+        if (started.cwd !== asked) {
+          await this.#mux.killSession(meta.id).catch(() => {});
+          throw new AppError(
+            "CWD_UNUSABLE",
+            `Cannot start a session in "${meta.cwd}": its pane is in another directory`,
+            {
+              data: { field: "cwd" },
+              suggestion: "nothing was left open; check whether that directory was moved or replaced meanwhile",
+            },
+          );
+        }
+        if (started.cwd !== meta.cwd) {
+          meta.cwd = started.cwd;
+          await writeMeta(this.#layout.sessionMeta(meta.id), meta);
+        }
+      }
     } catch (err) {
       await Deno.remove(this.#layout.sessionDir(meta.id), { recursive: true }).catch(() => {});
       throw err;
