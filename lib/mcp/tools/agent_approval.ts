@@ -67,7 +67,7 @@ export const agentApproval = defineTool({
     after: z.string().nullable().describe("The agent's state after typing (ready, busy, blocked:<reason>, …)"),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) =>
     await runApproval(input, {
       terminal: deps.terminal,
