@@ -39,6 +39,8 @@ export interface Config {
   sshConfig: string | null;
   /** `command:<absolute path>`, or null (no reporter). */
   errorReporter: string | null;
+  /** "1": tools/list also lists, and the server serves, the deprecated tool aliases (ADR 0036). */
+  legacyTools: "0" | "1";
 }
 
 /** How a knob's value is checked. */
@@ -180,6 +182,15 @@ export const KNOBS: readonly Knob[] = [
     type: "reporter",
     default: null,
     meaning: "a program handed the runtime-error aggregate on stdin after each new occurrence",
+  },
+  {
+    name: "AITERM_LEGACY_TOOLS",
+    key: "legacyTools",
+    type: "enum",
+    default: "0",
+    values: ["0", "1"],
+    meaning: "1: also list and serve the deprecated aliases claude_agent, codex_agent, grok_agent and " +
+      "claude_approval (setup writes it into each client's registration with --legacy-tools)",
   },
 ];
 

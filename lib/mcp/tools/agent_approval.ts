@@ -89,6 +89,7 @@ export const claudeApproval = defineTool({
   description:
     "Legacy alias of agent_approval for claude-code sessions: the same arguments and result; another harness's session is INVALID_ARGUMENT. Use agent_approval.",
   aliasOf: "agent_approval",
+  replacement: "agent_approval with the same arguments",
   input: agentApproval.input,
   output: agentApproval.output,
   annotations: agentApproval.annotations,
