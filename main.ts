@@ -89,7 +89,7 @@ function fail(message: string): never {
 async function serve(env: Record<string, string>, config: Config): Promise<void> {
   const parents = parentIntegrations({ env });
   const deps = buildDeps({ env, cwd: Deno.cwd(), config, parents });
-  const server = createServer(deps, ALL_TOOLS);
+  const server = createServer(deps, ALL_TOOLS, { legacyTools: config.legacyTools === "1" });
   // Our own framing: every malformed or oversized line gets a JSON-RPC error (lib/mcp/stdio_transport.ts).
   const stdio = serverStdio();
   const transport = new LineTransport({ input: stdio.input, output: stdio.output });

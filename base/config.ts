@@ -45,6 +45,8 @@ export interface Config {
   resultLimitBytes: number | null;
   /** How long pty_send waits for what it typed on a terminal session by default, in seconds (0: not at all). */
   sendWaitS: number;
+  /** "1": tools/list also lists, and the server serves, the deprecated tool aliases (ADR 0036). */
+  legacyTools: "0" | "1";
 }
 
 /** How a knob's value is checked. */
@@ -218,6 +220,15 @@ export const KNOBS: readonly Knob[] = [
     max: 86_400,
     meaning:
       "how long pty_send waits for the command it typed on a terminal session when the call names no timeout (0: return at once)",
+  },
+  {
+    name: "AITERM_LEGACY_TOOLS",
+    key: "legacyTools",
+    type: "enum",
+    default: "0",
+    values: ["0", "1"],
+    meaning: "1: also list and serve the deprecated aliases claude_agent, codex_agent, grok_agent and " +
+      "claude_approval (setup writes it into each client's registration with --legacy-tools)",
   },
 ];
 

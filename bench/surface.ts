@@ -10,7 +10,8 @@
  * 60 lines) as Claude Code 2.1.328 and Codex 0.169.0 pass it to their model (measured in
  * ../shared/reference/client-view.md): Claude the JSON of structuredContent, Codex a wall-time header plus
  * the same JSON; the text block reaches neither. The baseline is the same server at `--base` (default: the
- * commit before the surface work), extracted with `git archive` into a temporary directory.
+ * commit before the surface work), extracted with `git archive` into a temporary directory. The table is the
+ * default list; one more line gives the list with AITERM_LEGACY_TOOLS=1 (the deprecated aliases added).
  */
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
@@ -99,6 +100,8 @@ await runMain("bench/surface", async () => {
   await Deno.mkdir(listing);
   for (let i = 0; i < 57; i++) await Deno.writeTextFile(`${listing}/file-${String(i).padStart(2, "0")}.txt`, "x");
   const now = await measure(`${REPO}main.ts`, t.env, listing);
+  // The deprecated aliases are listed only with AITERM_LEGACY_TOOLS=1 (ADR 0036): what that costs on top.
+  const legacy = await measure(`${REPO}main.ts`, { ...t.env, AITERM_LEGACY_TOOLS: "1" }, listing);
   const baseMain = await baselineTree(base, t.root);
   const then = baseMain ? await measure(baseMain, t.env, listing) : null;
   const byName = new Map((then?.tools ?? []).map((x) => [x.name, x]));
@@ -113,7 +116,9 @@ await runMain("bench/surface", async () => {
     ];
   });
   for (const b of then?.tools ?? []) {
-    if (!now.tools.some((x) => x.name === b.name)) rows.push([b.name, "gone", String(tokens(b.model)), "gone", ""]);
+    if (!now.tools.some((x) => x.name === b.name)) {
+      rows.push([b.name, "gone", String(tokens(b.model)), "gone", String(tokens(b.whole))]);
+    }
   }
   const sum = (s: Surface | null, k: "model" | "whole") => s ? s.tools.reduce((a, x) => a + tokens(x[k]), 0) : NaN;
   rows.push([
@@ -129,6 +134,10 @@ await runMain("bench/surface", async () => {
   console.log(
     `model-facing ${sum(now, "model")} tokens (${ratio(sum(now, "model"), sum(then, "model"))} of baseline); ` +
       `whole tools/list ${sum(now, "whole")} (${ratio(sum(now, "whole"), sum(then, "whole"))})`,
+  );
+  console.log(
+    `with AITERM_LEGACY_TOOLS=1: ${legacy.tools.length} tools, model-facing ${sum(legacy, "model")} tokens, ` +
+      `whole tools/list ${sum(legacy, "whole")}`,
   );
   console.log("\ntypical pty_read (ls -la, 60 lines), tokens the model receives:");
   printTable(["client", "now", `at ${base}`], [

@@ -75,7 +75,7 @@ export {
   resolvePwsh,
   startProcessScript,
 } from "./pwsh.ts";
-export { findExecutable } from "./which.ts";
+export { findExecutable, programProblem, resolveProgram } from "./which.ts";
 export { type OutputMode, type ProcessResult, type RunOptions, runProcess, runProcessSync } from "./run.ts";
 
 import type { Config } from "../base/config.ts";

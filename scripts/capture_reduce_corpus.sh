@@ -316,7 +316,7 @@ if want git_status || want git_diff_stat; then
   for i in $(seq 1 60); do printf 'a\nb\nc\n' >"docs/new_$i.md"; done
   for i in $(seq 1 25); do echo tmp >"scratch_$i.log"; done
   git rm -q -f src/file39.txt src/file38.txt
-  git add docs/new_1.md docs/new_2.md
+  git add docs/new_1.md docs/new_2.md # check_paths: ignore (files of the scratch repository $D)
   cd "$ROOT"
 fi
 capture git_status "$D" "git status"

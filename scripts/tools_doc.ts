@@ -8,6 +8,7 @@
  *
  * tests/e2e/tools_doc_test.ts runs the check in the test suite.
  */
+import { knob } from "../base/config.ts";
 import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
 
 /** The fields of a served tool the reference shows. */
@@ -36,8 +37,14 @@ function typeOf(schema: unknown): string {
   return typeof s.type === "string" ? s.type : "any";
 }
 
-/** The Markdown reference for `tools` (in the order served). */
-export function renderToolsDoc(tools: ServedTool[]): string {
+/** The variable that makes the server list and serve the deprecated aliases (base/config.ts, ADR 0036). */
+export const LEGACY_TOOLS_VAR = knob("legacyTools").name;
+
+/**
+ * The Markdown reference for `tools` (in the order served by default), then the deprecated aliases: the tools
+ * of `legacy` (the list served with AITERM_LEGACY_TOOLS=1) that the default list does not have.
+ */
+export function renderToolsDoc(tools: ServedTool[], legacy: ServedTool[] = []): string {
   const out: string[] = [
     "# Tool reference",
     "",
@@ -45,8 +52,25 @@ export function renderToolsDoc(tools: ServedTool[]): string {
     "(tests/e2e/tools_doc_test.ts fails when it differs from what the server serves).",
     "",
   ];
+  const aliases = legacy.filter((l) => !tools.some((t) => t.name === l.name));
+  render(out, tools, "##");
+  if (aliases.length) {
+    out.push(
+      "## Deprecated aliases",
+      "",
+      `Listed and served only when the server's environment has \`${LEGACY_TOOLS_VAR}=1\``,
+      "(`aiterm-mcp setup --legacy-tools` writes it into each client's registration). Without it, calling one is",
+      "`TOOL_UNKNOWN` with the main tool to call instead.",
+      "",
+    );
+    render(out, aliases, "###");
+  }
+  return out.join("\n");
+}
+
+function render(out: string[], tools: ServedTool[], heading: string): void {
   for (const t of tools) {
-    out.push(`## \`${t.name}\``, "");
+    out.push(`${heading} \`${t.name}\``, "");
     if (t.title) out.push(`**${t.title}**`, "");
     out.push((t.description ?? "").trim(), "");
     const hints = Object.entries(t.annotations ?? {}).filter(([k]) => k.endsWith("Hint"));
@@ -64,7 +88,6 @@ export function renderToolsDoc(tools: ServedTool[]): string {
       out.push("");
     }
   }
-  return out.join("\n");
 }
 
 /** Lists the tools of a freshly started server (`deno run -A main.ts`, default environment). */
@@ -85,7 +108,9 @@ export async function servedTools(env: Record<string, string> = Deno.env.toObjec
 }
 
 if (import.meta.main) {
-  const text = renderToolsDoc(await servedTools());
+  const env = Deno.env.toObject();
+  delete env[LEGACY_TOOLS_VAR];
+  const text = renderToolsDoc(await servedTools(env), await servedTools({ ...env, [LEGACY_TOOLS_VAR]: "1" }));
   if (Deno.args.includes("--check")) {
     const current = await Deno.readTextFile(DOC).catch(() => "");
     if (current !== text) {

@@ -4,6 +4,7 @@
  */
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
+import { knob } from "../base/config.ts";
 import { type HookActionsRequest, renderHooksHuman, runHookActions } from "./hook_actions.ts";
 import { renderHuman, type SetupResult } from "./result.ts";
 import { processArgv0 } from "./platform_deps.ts";
@@ -13,7 +14,8 @@ import { isSetupName, type ServerCommand } from "./server_command.ts";
 export type { SetupResult } from "./result.ts";
 
 /** One-line usage. */
-export const SETUP_USAGE = "usage: aiterm-mcp setup [--install-deps] [--dry-run] [--json | --human]\n" +
+export const SETUP_USAGE =
+  "usage: aiterm-mcp setup [--install-deps] [--legacy-tools] [--dry-run] [--json | --human]\n" +
   "       aiterm-mcp setup [--remove-claude-parent-hooks] [--remove-cursor-parent-hooks]\n" +
   "                        [--codex-steer status|enable|disable] [--dry-run] [--json | --human]";
 
@@ -31,6 +33,9 @@ settings are kept; disableAllHooks is never changed. Running it again changes no
 
   --install-deps  install missing dependencies with the system's package manager (otherwise the
                   command is only shown)
+  --legacy-tools  register aiterm with AITERM_LEGACY_TOOLS=1 in its environment, so that it also lists
+                  and serves the deprecated aliases claude_agent, codex_agent, grok_agent and
+                  claude_approval (off by default; without the flag an existing entry is kept as it is)
   --dry-run       change nothing; report what would be installed and registered
   --json          print the result as JSON on stdout (default; schema aiterm.setup-result.v1)
   --human         print a readable summary instead of JSON
@@ -87,6 +92,7 @@ export async function runSetup(args: string[], options: RunSetupOptions = {}): P
       args,
       options: {
         "install-deps": { type: "boolean" },
+        "legacy-tools": { type: "boolean" },
         "dry-run": { type: "boolean" },
         json: { type: "boolean" },
         human: { type: "boolean" },
@@ -117,6 +123,7 @@ export async function runSetup(args: string[], options: RunSetupOptions = {}): P
   };
   if (hookRequest.removeClaude || hookRequest.removeCursor || hookRequest.codexSteer) {
     if (values["install-deps"]) return usageError("--install-deps does not go with the hook commands");
+    if (values["legacy-tools"]) return usageError("--legacy-tools does not go with the hook commands");
     const result = await runHookActions(hookRequest, {
       env: options.env ?? Deno.env.toObject(),
       dryRun: values["dry-run"] === true,
@@ -134,6 +141,7 @@ export async function runSetup(args: string[], options: RunSetupOptions = {}): P
     dryRun: values["dry-run"] === true,
     progress: (line) => write(Deno.stderr, `aiterm-setup: ${line}\n`),
     ...(options.server ? { server: options.server } : {}),
+    ...(values["legacy-tools"] ? { serverEnv: { [knob("legacyTools").name]: "1" } } : {}),
   });
   write(Deno.stdout, values.human ? renderHuman(result) : JSON.stringify(result, null, 2) + "\n");
   return result.status === "ready" ? 0 : 1;

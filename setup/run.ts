@@ -37,6 +37,8 @@ export interface SetupOptions {
   progress: (line: string) => void;
   /** The registered command (default: this binary's serve form). */
   server?: () => ServerCommand;
+  /** Entries added to the registered server's environment in every client (`--legacy-tools`). */
+  serverEnv?: Record<string, string>;
 }
 
 const INSTALL_HOOK_EVENTS =
@@ -137,7 +139,7 @@ export async function performSetup(options: SetupOptions): Promise<SetupResult> 
   } else {
     options.progress("smoke_test: starting the server and opening a terminal");
     try {
-      const report = await smokeTest(server, env);
+      const report = await smokeTest(server, { ...env, ...options.serverEnv });
       step({ step: "smoke_test", status: "ok", detail: report.detail });
       smokeOk = true;
     } catch (err) {
@@ -147,7 +149,8 @@ export async function performSetup(options: SetupOptions): Promise<SetupResult> 
   }
 
   // 5. Client detection (read-only, always).
-  const ctx: ClientContext | null = home && server ? { env, home, dryRun, server } : null;
+  const serverEnv = options.serverEnv ?? {};
+  const ctx: ClientContext | null = home && server ? { env, home, dryRun, server, serverEnv } : null;
   const detected = new Map<ClientId, Detection>();
   if (blocked === "preflight" || !home) {
     skipped("detect_clients", "preflight failed");

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { AppError, toAppError } from "../../base/errors.ts";
+import { knob } from "../../base/config.ts";
 import { runtimeCodeFor } from "../errors_store/mod.ts";
 import { log } from "../../base/log.ts";
 import { SERVER_NAME } from "../../base/version.ts";
@@ -89,24 +90,49 @@ export interface McpServer {
   close(): Promise<void>;
 }
 
+/** How the server is built beyond its dependencies. */
+export interface ServerOptions {
+  /**
+   * List and serve the deprecated aliases too (Config.legacyTools, AITERM_LEGACY_TOOLS=1; ADR 0036).
+   * Without it tools/list holds the main tools only and calling an alias is TOOL_UNKNOWN naming its replacement.
+   */
+  legacyTools?: boolean;
+}
+
+/** The TOOL_UNKNOWN of a deprecated alias called while the aliases are off. */
+function aliasOff(def: ToolDef): AppError {
+  const variable = `${knob("legacyTools").name}=1`;
+  return new AppError(
+    "TOOL_UNKNOWN",
+    `Cannot call tool "${def.name}": it is a deprecated alias, served only when the server runs with ${variable}`,
+    {
+      suggestion: `call ${def.replacement ?? def.aliasOf}, or start the server with ${variable} ` +
+        "(aiterm-mcp setup --legacy-tools writes it into each client's registration)",
+    },
+  );
+}
+
 /**
  * Builds the server over `tools` (the composition root passes lib/mcp/tools/mod.ts ALL_TOOLS, so this
  * folder does not import its tools/ subfolder). Connect it to a transport to serve.
  */
-export function createServer(deps: ToolDeps, tools: ToolDef[]): McpServer {
+export function createServer(deps: ToolDeps, tools: ToolDef[], options: ServerOptions = {}): McpServer {
   const server = new Server({ name: SERVER_NAME, version: deps.version }, {
     capabilities: { tools: {} },
     instructions: serverInstructions(undefined, Deno.build.os),
   });
   instructPerParent(server, deps.parents);
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const listing = tools.map(toolListing);
+  const served = options.legacyTools ? tools : tools.filter((t) => !t.aliasOf);
+  const byName = new Map(served.map((t) => [t.name, t]));
+  const hidden = new Map(tools.filter((t) => !byName.has(t.name)).map((t) => [t.name, t]));
+  const listing = served.map(toolListing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   const dispatch: ToolCallDispatch = async (params, { progress, signal, settle }) => {
     const def = byName.get(params.name);
     if (!def) {
+      const alias = hidden.get(params.name);
       return errorResult(
-        new AppError("TOOL_UNKNOWN", `Cannot call tool "${params.name}": no such tool`, {
+        alias ? aliasOff(alias) : new AppError("TOOL_UNKNOWN", `Cannot call tool "${params.name}": no such tool`, {
           suggestion: "call tools/list",
         }),
         params.name,

@@ -68,6 +68,12 @@ export interface CallContext {
   parent?: ParentCall;
   /** The tool the called one is a thin alias of (the relay treats an alias as that tool). */
   aliasOf?: string;
+  /**
+   * An alias: the call to make instead, as a model would read it (`agent_launch with harness "claude-code"`).
+   * Aliases are deprecated: listed and served only with AITERM_LEGACY_TOOLS=1 (lib/mcp/server.ts, ADR 0036);
+   * without it, calling one is TOOL_UNKNOWN with this as the suggestion.
+   */
+  replacement?: string;
 }
 
 /** A tool definition. */
@@ -86,6 +92,12 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
    * input and output schemas (lib/mcp/listing.ts); the server still validates every call with `input`.
    */
   aliasOf?: string;
+  /**
+   * An alias: the call to make instead, as a model would read it (`agent_launch with harness "claude-code"`).
+   * Aliases are deprecated: listed and served only with AITERM_LEGACY_TOOLS=1 (lib/mcp/server.ts, ADR 0036);
+   * without it, calling one is TOOL_UNKNOWN with this as the suggestion.
+   */
+  replacement?: string;
 }
 
 /** Declares a tool with its types inferred (an identity function for type inference). */

@@ -20,6 +20,7 @@ import {
   posixQuote,
   processStartIdentity,
   readTerminalModes,
+  resolveProgram,
   sameProcessAlive,
   sameProcessStat,
   sweepScratch,
@@ -263,10 +264,16 @@ export class Terminal {
     await this.#mux.ensureAvailable();
     this.#layout.ensure();
     const shellName = input.shell ?? (findExecutable("bash", this.#env.PATH) ? "bash" : "sh");
-    const shellPath = findExecutable(shellName, this.#env.PATH);
-    if (!shellPath) {
-      throw new AppError("SHELL_NOT_FOUND", `Cannot open a session: shell "${shellName}" is not an executable on PATH`);
+    // Refused before anything is claimed or started: a directory, a missing or non-executable file, a text
+    // file without #! (it would run as a /bin/sh script and end) — nothing is left open.
+    const resolved = resolveProgram(shellName, this.#env.PATH);
+    if ("problem" in resolved) {
+      throw new AppError("SHELL_NOT_FOUND", `Cannot open a session: shell "${shellName}" ${resolved.problem}`, {
+        suggestion: "name a shell on PATH (bash, zsh, sh) or the absolute path of its binary; nothing was opened",
+        data: { field: "shell" },
+      });
     }
+    const shellPath = resolved.path;
     const cwd = input.cwd ?? this.#defaultCwd;
     if (!isAbsolute(cwd)) {
       throw new AppError("INVALID_ARGUMENT", `Cannot open a session: cwd "${cwd}" is not an absolute path`, {

@@ -130,7 +130,8 @@ Deno.test(
   async () => {
     await using t = await makeTestEnv();
     const rec = await sshRecorder(t.root);
-    const env = { ...t.env, PATH: `${rec.binDir}:${t.env.PATH}` };
+    // AITERM_LEGACY_TOOLS=1: the deprecated codex_agent alias is served, and refuses remote below.
+    const env = { ...t.env, PATH: `${rec.binDir}:${t.env.PATH}`, AITERM_LEGACY_TOOLS: "1" };
     const control = `${t.stateDir}/ssh`;
     try {
       await using c = await connect(env);

@@ -13,6 +13,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../help
 import { hasTmux } from "../helpers/env.ts";
 import { findVendorClis, vendorHome } from "../helpers/vendor.ts";
 import { CLAUDE_HOOK_MATCHER, installClaudeParentHooks } from "../../harnesses/clients/mod.ts";
+import { Client, StdioClientTransport } from "../../lib/mcp/sdk.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const clis = findVendorClis();
@@ -61,8 +62,10 @@ Deno.writeTextFileSync(home + "/calls.log", JSON.stringify(args) + "\\n", { appe
 const read = () => { try { return Deno.readTextFileSync(cfg); } catch { return ""; } };
 if (args[0] === "mcp" && args[1] === "add") {
   let i = 2, name = null;
+  const env = [];
   while (i < args.length && args[i] !== "--") {
-    if (["-s", "--scope", "-t", "--transport", "-e", "--env"].includes(args[i])) i += 2; else name = args[i++];
+    if (["-e", "--env"].includes(args[i])) { env.push(args[i + 1]); i += 2; }
+    else if (["-s", "--scope", "-t", "--transport"].includes(args[i])) i += 2; else name = args[i++];
   }
   const cmd = args.slice(i + 1);
   const kept = [];
@@ -73,7 +76,11 @@ if (args[0] === "mcp" && args[1] === "add") {
     if (!skip) kept.push(line);
   }
   const text = kept.join("\\n").replace(/\\n*$/, "\\n") + "\\n[mcp_servers." + name + "]\\ncommand = " +
-    JSON.stringify(cmd[0]) + "\\nargs = " + JSON.stringify(cmd.slice(1)) + "\\nenabled = true\\n";
+    JSON.stringify(cmd[0]) + "\\nargs = " + JSON.stringify(cmd.slice(1)) + "\\nenabled = true\\n" +
+    (env.length ? "\\n[mcp_servers." + name + ".env]\\n" + env.map((kv) => {
+      const at = kv.indexOf("=");
+      return kv.slice(0, at) + " = " + JSON.stringify(kv.slice(at + 1)) + "\\n";
+    }).join("") : "");
   Deno.writeTextFileSync(cfg, text);
   console.log("Added MCP server '" + name + "' to " + cfg);
 } else if (args[0] === "mcp" && args[1] === "list") {
@@ -83,6 +90,9 @@ if (args[0] === "mcp" && args[1] === "add") {
     const line = raw.trim();
     const m = /^\\[mcp_servers\\.([^.\\]]+)\\]$/.exec(line);
     if (m) { cur = { name: m[1], scope: "user", transport: "stdio", enabled: true }; servers.push(cur); continue; }
+    const e = /^\\[mcp_servers\\.([^.\\]]+)\\.env\\]$/.exec(line);
+    const owner = e && servers.find((x) => x.name === e[1]);
+    if (owner) { owner.env = {}; cur = owner.env; continue; }
     if (line.startsWith("[")) { cur = null; continue; }
     const kv = /^(\\w+)\\s*=\\s*(.*)$/.exec(line);
     if (cur && kv) cur[kv[1]] = JSON.parse(kv[2]);
@@ -645,4 +655,101 @@ Deno.test("setup --codex-steer through main.ts: status exits 0, enable fails (no
   assertEquals(enable.result.reason_code, linux ? "codex_steer_unsupported" : "codex_home_missing");
   const disable = await run("--codex-steer=disable");
   assertEquals([disable.code, disable.result.actions[0].status], [0, "ok"]);
+});
+
+/** The tools a server started as `entry` (a client's registration: command, args, env) lists. */
+async function registeredTools(h: Home, entry: { command: string; args: string[]; env?: Record<string, string> }) {
+  const transport = new StdioClientTransport({
+    command: entry.command,
+    args: entry.args,
+    env: { ...h.env, ...entry.env },
+    cwd: h.home,
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "setup-test", version: "0.0.0" });
+  await client.connect(transport);
+  try {
+    return (await client.listTools()).tools.map((t) => t.name);
+  } finally {
+    await client.close();
+  }
+}
+
+Deno.test({
+  name: `setup --legacy-tools adds AITERM_LEGACY_TOOLS=1 to every client's registration; reruns keep it${skip}`,
+  ignore: skip !== "",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using h = await makeHome({ grok: true, cursor: true });
+    const home = h.home;
+    const plain = await setup(h);
+    assertEquals(plain.code, 0, plain.stderr);
+    const claudeEntry = async () =>
+      JSON.parse((await Deno.readTextFile(`${home}/.claude.json`)).replace(/^\uFEFF/, "")).mcpServers.aiterm;
+    assertEquals((await claudeEntry()).env, {});
+    const aliases = ["claude_agent", "codex_agent", "grok_agent", "claude_approval"];
+    const before = await registeredTools(h, await claudeEntry());
+    assertEquals(before.length, 12, before.join(","));
+
+    // An existing registration without the variable is updated in every client.
+    const legacy = await setup(h, "--legacy-tools");
+    assertEquals(legacy.code, 0, legacy.stderr);
+    assertEquals(statuses(legacy.result), {
+      claude: "registered",
+      codex: "registered",
+      cursor: "registered",
+      grok: "registered",
+    });
+    assertEquals(legacy.result.clients.claude!.health, "connected");
+    const claude = await claudeEntry();
+    assertEquals(claude.env, { AITERM_LEGACY_TOOLS: "1" });
+    // The server as Claude Code starts it from that entry lists the aliases after the twelve main tools.
+    assertEquals(await registeredTools(h, claude), [...before, ...aliases]);
+    const codexOut = await cli(h, `${h.bin}/codex`, "mcp", "get", "aiterm", "--json");
+    const codexEnv = JSON.parse(codexOut.stdout).transport.env;
+    assertEquals(codexEnv, { AITERM_LEGACY_TOOLS: "1", CODEX_HOME: `${home}/.codex` });
+    const cursor = JSON.parse(await Deno.readTextFile(`${home}/.cursor/mcp.json`)).mcpServers.aiterm;
+    assertEquals(cursor.env, { AITERM_LEGACY_TOOLS: "1" });
+    assertStringIncludes(
+      await Deno.readTextFile(`${home}/.grok/config.toml`),
+      '[mcp_servers.aiterm.env]\nAITERM_LEGACY_TOOLS = "1"\n',
+    );
+
+    // Again with the flag, and once without it: nothing changes (a user's entry is kept as it is).
+    const files = [
+      `${home}/.claude.json`,
+      `${home}/.cursor/mcp.json`,
+      `${home}/.codex/config.toml`,
+      `${home}/.grok/config.toml`,
+    ];
+    const snap = await snapshot(files);
+    for (const args of [["--legacy-tools"], []]) {
+      const again = await setup(h, ...args);
+      assertEquals(again.code, 0, again.stderr);
+      assertEquals(Object.values(statuses(again.result)), [
+        "already_registered",
+        "already_registered",
+        "already_registered",
+        "already_registered",
+      ], args.join(" "));
+    }
+    // claude mcp get (the read-back health check) may rewrite ~/.claude.json itself; its aiterm entry is what matters.
+    const after = await snapshot(files.slice(1));
+    for (const f of files.slice(1)) assertEquals(after[f], snap[f], f);
+    assertEquals((await claudeEntry()).env, { AITERM_LEGACY_TOOLS: "1" });
+  },
+});
+
+Deno.test("setup --legacy-tools does not go with the hook commands (exit 2)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "setup", "--legacy-tools", "--remove-cursor-parent-hooks"],
+    env: { HOME: "/nonexistent-aiterm-home", PATH: "/usr/bin:/bin" },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.code, 2);
+  assertStringIncludes(decoder.decode(out.stderr), "--legacy-tools does not go with the hook commands");
 });

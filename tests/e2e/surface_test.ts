@@ -97,7 +97,8 @@ Deno.test("remote is spelled out in pty_open only; every other tool gives its na
 });
 
 Deno.test("aliases cost one line and {type: object}; the server still validates them in full", opts, async () => {
-  await using t = await makeTestEnv({ CLAUDE_BIN: `${FIXTURE_BIN}claude` });
+  // The aliases are listed and served only with AITERM_LEGACY_TOOLS=1 (tests/e2e/legacy_tools_test.ts).
+  await using t = await makeTestEnv({ CLAUDE_BIN: `${FIXTURE_BIN}claude`, AITERM_LEGACY_TOOLS: "1" });
   await using c = await connect(t.env);
   const tools = (await c.client.listTools()).tools as Listed[];
   for (const name of ALIASES) {
@@ -198,6 +199,7 @@ Deno.test(
     await using t = await makeTestEnv({
       CLAUDE_BIN: `${FIXTURE_BIN}claude`,
       CODEX_BIN: `${FIXTURE_BIN}codex`,
+      AITERM_LEGACY_TOOLS: "1",
     });
     t.env.CODEX_HOME = `${t.home}/.codex`;
     await Deno.mkdir(`${t.root}/proj`);

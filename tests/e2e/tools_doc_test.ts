@@ -2,7 +2,7 @@
 import { assertEquals } from "../helpers/assert.ts";
 import { hasTmux, makeTestEnv } from "../helpers/env.ts";
 import { connect } from "../helpers/mcp.ts";
-import { renderToolsDoc, type ServedTool } from "../../scripts/tools_doc.ts";
+import { LEGACY_TOOLS_VAR, renderToolsDoc, type ServedTool } from "../../scripts/tools_doc.ts";
 
 Deno.test({
   name: "docs/tools.md matches the served tools/list (regenerate: deno run -A scripts/tools_doc.ts)",
@@ -11,13 +11,11 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await using t = await makeTestEnv();
-    const c = await connect(t.env);
-    try {
-      const tools = (await c.client.listTools()).tools as ServedTool[];
-      const doc = await Deno.readTextFile(new URL("../../docs/tools.md", import.meta.url));
-      assertEquals(doc, renderToolsDoc(tools));
-    } finally {
-      await c.close();
-    }
+    await using c = await connect(t.env);
+    await using legacy = await connect({ ...t.env, [LEGACY_TOOLS_VAR]: "1" });
+    const tools = (await c.client.listTools()).tools as ServedTool[];
+    const all = (await legacy.client.listTools()).tools as ServedTool[];
+    const doc = await Deno.readTextFile(new URL("../../docs/tools.md", import.meta.url));
+    assertEquals(doc, renderToolsDoc(tools, all));
   },
 });

@@ -4,6 +4,7 @@ import {
   type ClientContext,
   type ClientIntegration,
   cliFailure,
+  holdsEnv,
   isObject,
   REGISTRATION_NAME,
   runCli,
@@ -42,13 +43,15 @@ function codexMatches(
   entry: Record<string, unknown> | null,
   server: ServerCommand,
   env: Record<string, string | undefined>,
+  serverEnv?: Record<string, string>,
 ): boolean {
   const t = codexTransport(entry);
   const home = env.CODEX_HOME;
   // Codex starts MCP servers with a cleared environment: a non-default CODEX_HOME must be registered
   // with the server, or parent delivery would look for the parent's thread in ~/.codex.
   const homeOk = !home || new Map(stringEnv(t?.env)).get("CODEX_HOME") === home;
-  return t !== null && entry?.enabled !== false && sameCommand(t.command, t.args, server) && homeOk;
+  return t !== null && entry?.enabled !== false && sameCommand(t.command, t.args, server) && homeOk &&
+    holdsEnv(t.env, serverEnv);
 }
 
 /** The server's env entries for Codex: the user's own, plus CODEX_HOME when it is set here. */
@@ -80,7 +83,7 @@ export const codexClient: ClientIntegration = cliClient({
     if (!entry) {
       throw new SetupFailure("config_readback_failed", "codex mcp get aiterm finds no server after adding it");
     }
-    if (!codexMatches(entry, ctx.server, ctx.env)) {
+    if (!codexMatches(entry, ctx.server, ctx.env, ctx.serverEnv)) {
       throw new SetupFailure("config_readback_failed", "codex mcp get aiterm shows a different or disabled server");
     }
     return { detail: "codex mcp get aiterm --json shows the aiterm command, enabled" };

@@ -20,6 +20,23 @@ export interface ClientContext {
   home: string;
   dryRun: boolean;
   server: ServerCommand;
+  /**
+   * Entries setup adds to the registered server's environment (`setup --legacy-tools`: AITERM_LEGACY_TOOLS=1).
+   * Every client's registration must hold them, or it is not the same registration; names are shown, never values.
+   */
+  serverEnv?: Record<string, string>;
+}
+
+/** Whether `env` (a registration's environment: an object, or entries) holds every entry of `want`. */
+export function holdsEnv(env: unknown, want: Record<string, string> | undefined): boolean {
+  const have = new Map(Array.isArray(env) ? env as [string, string][] : stringEnv(env));
+  return Object.entries(want ?? {}).every(([k, v]) => have.get(k) === v);
+}
+
+/** ` (server environment: A, B)` for a detail line when setup adds entries, else "". */
+export function serverEnvNote(want: Record<string, string> | undefined): string {
+  const names = Object.keys(want ?? {});
+  return names.length ? ` (server environment: ${names.join(", ")})` : "";
 }
 
 /** Whether and how a client was found. */
@@ -130,7 +147,10 @@ export interface CliAddSpec extends Pick<ClientIntegration, "id" | "label" | "re
   head: string[];
   /** The flag before each `KEY=value` of the server's environment (`--env`). */
   envFlag: string;
-  /** What the client holds now: whether it already registers this server, and the server's env entries to keep. */
+  /**
+   * What the client holds now: whether it already registers this server, and the server's env entries to keep
+   * (setup's own {@link ClientContext.serverEnv} is checked and added by {@link registerWithCli}).
+   */
   current(ctx: ClientContext, det: Detection): Promise<{ same: boolean; env: [string, string][] }>;
   /** The detail of `already_registered`. */
   sameDetail: string;
@@ -163,11 +183,14 @@ export function detectCli(spec: CliAddSpec, ctx: ClientContext): Promise<Detecti
  * Throws {@link SetupFailure} cli_failed.
  */
 export async function registerWithCli(spec: CliAddSpec, ctx: ClientContext, det: Detection): Promise<RegisterReport> {
-  const { same, env } = await spec.current(ctx, det);
-  if (same) return { status: "already_registered", detail: spec.sameDetail, config_path_kind: "cli" };
+  const current = await spec.current(ctx, det);
+  if (current.same && holdsEnv(current.env, ctx.serverEnv)) {
+    return { status: "already_registered", detail: spec.sameDetail, config_path_kind: "cli" };
+  }
+  const env = new Map([...current.env, ...Object.entries(ctx.serverEnv ?? {})]);
   const command = [ctx.server.command, ...ctx.server.args];
-  const args = [...spec.head, ...env.flatMap(([k, v]) => [spec.envFlag, `${k}=${v}`]), "--", ...command];
-  const shown = displayCommand([[spec.cli, ...spec.head, "--", ...command]]);
+  const args = [...spec.head, ...[...env].flatMap(([k, v]) => [spec.envFlag, `${k}=${v}`]), "--", ...command];
+  const shown = displayCommand([[spec.cli, ...spec.head, "--", ...command]]) + serverEnvNote(ctx.serverEnv);
   if (ctx.dryRun) return { status: "would_register", detail: `would run: ${shown}`, config_path_kind: "cli" };
   const r = await runCli(det.bin!, args, ctx);
   if (r.code !== 0) throw cliFailure(det.bin!, args, r);

@@ -2,7 +2,15 @@
 import { readJsonConfig, SetupFailure, updateJsonConfig } from "./config_file.ts";
 import { memberOf, setNestedMember } from "./json_edit.ts";
 import { sameCommand, type ServerCommand } from "./host.ts";
-import { type ClientContext, isObject, pathKind, type RegisterReport, REGISTRATION_NAME } from "./register.ts";
+import {
+  type ClientContext,
+  holdsEnv,
+  isObject,
+  pathKind,
+  type RegisterReport,
+  REGISTRATION_NAME,
+  serverEnvNote,
+} from "./register.ts";
 
 /** A client whose registration is an `mcpServers` entry in a JSON file. */
 export interface JsonClientSpec {
@@ -35,12 +43,24 @@ function registeredEntry(root: Parameters<typeof memberOf>[0]): unknown {
   return memberOf(servers.node, REGISTRATION_NAME)?.node.value;
 }
 
+/** `spec.matches`, and the entry's `env` holds setup's own entries ({@link ClientContext.serverEnv}). */
+function entryMatches(spec: JsonClientSpec, entry: unknown, ctx: ClientContext): boolean {
+  return spec.matches(entry, ctx.server) && holdsEnv(isObject(entry) ? entry.env : undefined, ctx.serverEnv);
+}
+
+/** `spec.build`, with setup's own env entries added to the entry's `env` (other entries kept). */
+function entryFor(spec: JsonClientSpec, existing: unknown, ctx: ClientContext): Record<string, unknown> {
+  const entry = spec.build(existing, ctx.server);
+  if (Object.keys(ctx.serverEnv ?? {}).length === 0) return entry;
+  return { ...entry, env: { ...(isObject(entry.env) ? entry.env : {}), ...ctx.serverEnv } };
+}
+
 export async function registerJson(spec: JsonClientSpec, ctx: ClientContext): Promise<RegisterReport> {
   const path = spec.path(ctx);
   const update = await updateJsonConfig(path, ({ text, root }) => {
     const existing = registeredEntry(root);
-    if (spec.matches(existing, ctx.server)) return text;
-    const entry = spec.build(existing, ctx.server);
+    if (entryMatches(spec, existing, ctx)) return text;
+    const entry = entryFor(spec, existing, ctx);
     // A new (or blank) file is written whole, in the two-space layout the clients use themselves.
     if (text.trim() === "") return JSON.stringify({ mcpServers: { [REGISTRATION_NAME]: entry } }, null, 2) + "\n";
     return setNestedMember(text, root, "mcpServers", REGISTRATION_NAME, entry);
@@ -56,14 +76,14 @@ export async function registerJson(spec: JsonClientSpec, ctx: ClientContext): Pr
   if (update.outcome === "would_write") {
     return {
       status: "would_register",
-      detail: `would set mcpServers.${REGISTRATION_NAME} in ${update.target}` +
+      detail: `would set mcpServers.${REGISTRATION_NAME} in ${update.target}${serverEnvNote(ctx.serverEnv)}` +
         (update.backup ? ` (previous content kept in ${update.backup})` : ""),
       ...common,
     };
   }
   return {
     status: "registered",
-    detail: `set mcpServers.${REGISTRATION_NAME} in ${update.target}` +
+    detail: `set mcpServers.${REGISTRATION_NAME} in ${update.target}${serverEnvNote(ctx.serverEnv)}` +
       (update.backup ? ` (previous content kept in ${update.backup})` : ""),
     ...common,
   };
@@ -84,7 +104,7 @@ export async function readBackJson(spec: JsonClientSpec, ctx: ClientContext): Pr
     const why = err instanceof Error ? err.message : String(err);
     throw new SetupFailure("config_readback_failed", `cannot read ${target} back: ${why}`);
   }
-  if (!spec.matches(entry, ctx.server)) {
+  if (!entryMatches(spec, entry, ctx)) {
     throw new SetupFailure(
       "config_readback_failed",
       `${target} does not hold the aiterm entry that was written (another program may have rewritten it)`,

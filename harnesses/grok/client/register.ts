@@ -6,6 +6,7 @@ import {
   type ClientContext,
   type ClientIntegration,
   cliFailure,
+  holdsEnv,
   isObject,
   REGISTRATION_NAME,
   runCli,
@@ -104,6 +105,14 @@ export const grokClient: ClientIntegration = cliClient({
     const cmd = grokCommand(entry);
     if (cmd && !sameCommand(cmd.command, cmd.args, ctx.server)) {
       throw new SetupFailure("config_readback_failed", "grok mcp list --json shows a different command for aiterm");
+    }
+    // grok 1.0.41's list shows the server's env; where a list does not, its user config says.
+    const env = isObject(entry.env) ? entry.env : (await grokConfigEntry(ctx))?.env;
+    if (!holdsEnv(env, ctx.serverEnv)) {
+      throw new SetupFailure(
+        "config_readback_failed",
+        `grok registers aiterm without ${Object.keys(ctx.serverEnv ?? {}).join(", ")} in its environment`,
+      );
     }
     return { detail: `grok mcp list --json lists aiterm${cmd ? " with the same command" : ""}` };
   },

@@ -67,7 +67,7 @@ export const agentApproval = defineTool({
     after: z.string().nullable().describe("The agent's state after typing (ready, busy, blocked:<reason>, …)"),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) =>
     await runApproval(input, {
       terminal: deps.terminal,
@@ -89,6 +89,7 @@ export const claudeApproval = defineTool({
   description:
     "Legacy alias of agent_approval for claude-code sessions: the same arguments and result; another harness's session is INVALID_ARGUMENT. Use agent_approval.",
   aliasOf: "agent_approval",
+  replacement: "agent_approval with the same arguments",
   input: agentApproval.input,
   output: agentApproval.output,
   annotations: agentApproval.annotations,

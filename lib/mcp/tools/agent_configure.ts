@@ -46,7 +46,7 @@ export const agentConfigure = defineTool({
     ),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) =>
     await configureAgent(input, {
       terminal: deps.terminal,

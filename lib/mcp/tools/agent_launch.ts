@@ -68,6 +68,7 @@ function alias(name: string, harness: HarnessId) {
     description:
       `Deprecated alias of agent_launch(harness="${harness}"): takes agent_launch's arguments except harness, image and remote. Use agent_launch.`,
     aliasOf: "agent_launch",
+    replacement: `agent_launch with harness "${harness}" and the same arguments`,
     input: z.object((({ image: _image, ...rest }) => rest)(launchFields)).strict(),
     output: LaunchOutputSchema,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },

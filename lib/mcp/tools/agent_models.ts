@@ -38,7 +38,7 @@ export const agentModels = defineTool({
     ).describe("Models"),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async (input, deps) => {
     const adapter = getHarness(input.harness);
     if (!adapter) throw new AppError("HARNESS_NOT_SUPPORTED", `No adapter for ${input.harness} in this version`);

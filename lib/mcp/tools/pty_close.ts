@@ -19,9 +19,15 @@ export const ptyClose = defineTool({
     ),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async (input, deps) => {
-    await deps.terminal.checkGeneration(input.session_id, input.generation);
+    if (input.generation != null) {
+      // Idempotent with a generation too: that generation closed and nothing under the id now (no record,
+      // no tmux session) is the same answer as a second close without one. A session that replaced it is
+      // still SESSION_STALE (never closed on the strength of an old receipt).
+      const { meta, live } = await deps.terminal.describe(input.session_id);
+      if (meta || live) await deps.terminal.checkGeneration(input.session_id, input.generation);
+    }
     return await deps.terminal.close(input.session_id);
   },
   text: (out) => `${out.outcome} ${out.session_id}`,

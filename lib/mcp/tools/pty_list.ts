@@ -52,7 +52,7 @@ export const ptyList = defineTool({
     ).describe("One row per session"),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async (input, deps) => {
     const sessions = await withAgents(deps.terminal, await deps.terminal.list());
     if (!input.env_keys?.length) return { observed_at: new Date().toISOString(), sessions };

@@ -93,7 +93,7 @@ export const ptyObserve = defineTool({
     }).strict(),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
     await deps.terminal.checkGeneration(input.session_id, input.generation);
     const base = await observeSession(deps.terminal, input.session_id, input.cursor ?? null);

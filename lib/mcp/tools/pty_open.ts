@@ -44,7 +44,7 @@ export const ptyOpen = defineTool({
     ),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: (input, deps) => deps.terminal.open(input),
   text: (out) =>
     `session_id: ${out.session_id}\nattach: ${out.attach_command}\n${

@@ -163,7 +163,7 @@ export const ptyRead = defineTool({
     // Last, so that a client that cuts a large result keeps the verdict and cursors above.
     text: z.string().describe("The (reduced) output"),
   }).strict(),
-  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps, ctx) => withoutEmpty(await read(input, deps, ctx)),
   // A long body is in structuredContent only (what Claude Code and Codex show); the text block then summarises.
   text: (out) =>
