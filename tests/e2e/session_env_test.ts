@@ -76,7 +76,7 @@ async function assertPaneEnv(t: TestEnv, id: string, want: Record<string, string
 }
 
 async function echoFoo(c: TestClient, session_id: string): Promise<string> {
-  await c.ok("pty_send", { session_id, text: 'printf "<%s>\\n" "$FOO"' });
+  await c.ok("pty_send", { wait: false, session_id, text: 'printf "<%s>\\n" "$FOO"' });
   const r = await c.ok<{ text: string }>("pty_read", { session_id, wait: true, timeout: 30 });
   return r.text.match(/<([^>\n]*)>/)?.[1] ?? "";
 }

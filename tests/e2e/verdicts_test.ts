@@ -59,7 +59,7 @@ Deno.test(
     await using t = await makeTestEnv();
     await using c = await connect(t.env);
     const { session_id } = await c.ok<{ session_id: string }>("pty_open", { cwd: t.root, shell: "bash" });
-    await c.ok("pty_send", { session_id, text: sshd.sshCommand });
+    await c.ok("pty_send", { wait: false, session_id, text: sshd.sshCommand });
     const first = await waitRead(c, session_id);
     assertEquals(
       [first.is_complete, first.via, first.prompt],
@@ -70,7 +70,7 @@ Deno.test(
     assertEquals(await echoOn(sshd.user), false, "the first prompt: echo is off");
 
     const wrong = `Wrong-${crypto.randomUUID().slice(0, 8)}`;
-    await c.ok("pty_send", { session_id, text: wrong });
+    await c.ok("pty_send", { wait: false, session_id, text: wrong });
     // While sshd delays its answer, ssh works with echo back on: no verdict may come before the next prompt.
     const again = await waitRead(c, session_id);
     assertEquals(
@@ -84,14 +84,14 @@ Deno.test(
     const o = await c.ok<{ state: string; prompt?: string }>("pty_observe", { session_id });
     assertEquals([o.state, o.prompt], ["input_prompt", "password"], JSON.stringify(o));
 
-    await c.ok("pty_send", { session_id, text: sshd.password });
+    await c.ok("pty_send", { wait: false, session_id, text: sshd.password });
     // Logged in: ssh reads the terminal and its connection at once; whether the remote shell waits is a guess.
     const remote = await c.ok<Read>("pty_read", { session_id, wait: true, timeout: 20, until: "$ " });
     assertEquals(remote.via, "until", JSON.stringify(remote));
     const nested = await waitRead(c, session_id, 10);
     assertEquals([nested.is_complete, nested.via], [false, "nested"], JSON.stringify(nested));
     assert(nested.hint?.includes("guessed from its name"), `a name-only guess says so: ${nested.hint}`);
-    await c.ok("pty_send", { session_id, text: "exit" });
+    await c.ok("pty_send", { wait: false, session_id, text: "exit" });
     const back = await waitRead(c, session_id);
     assertEquals([back.is_complete, back.via], [true, "shell_integration"], JSON.stringify(back));
 
@@ -119,7 +119,7 @@ Deno.test("servers waiting on a socket are not waiting for input: python3 -m htt
   ];
   for (const s of servers) {
     const port = freePort();
-    await c.ok("pty_send", { session_id, text: s.command(port) });
+    await c.ok("pty_send", { wait: false, session_id, text: s.command(port) });
     // Serving: a request is answered while the wait runs.
     const answered = (async () => {
       for (let i = 0; i < 50; i++) {
@@ -149,6 +149,7 @@ Deno.test("servers waiting on a socket are not waiting for input: python3 -m htt
   // The terminal and a socket at once, in line mode with echo: the kernel cannot tell, and nothing holds the keyboard
   // the way a prompt does, so the name (python3) does not make it nested.
   await c.ok("pty_send", {
+    wait: false,
     session_id,
     text: "python3 -c 'import socket, select; a, b = socket.socketpair(); select.select([0, a], [], [])'",
   });
@@ -157,11 +158,11 @@ Deno.test("servers waiting on a socket are not waiting for input: python3 -m htt
   await c.ok("pty_key", { session_id, key: "C-c" });
   await waitRead(c, session_id);
   // The same python3 at its own prompt does read the terminal: nested, on the kernel's evidence (no guess).
-  await c.ok("pty_send", { session_id, text: "python3 -q" });
+  await c.ok("pty_send", { wait: false, session_id, text: "python3 -q" });
   const repl = await waitRead(c, session_id);
   assertEquals([repl.is_complete, repl.via], [false, "nested"], JSON.stringify(repl));
   assert(!repl.hint?.includes("guessed"), `a kernel verdict is not called a guess: ${repl.hint}`);
-  await c.ok("pty_send", { session_id, text: "exit()" });
+  await c.ok("pty_send", { wait: false, session_id, text: "exit()" });
   await waitRead(c, session_id);
   await c.ok("pty_close", { session_id });
 });
