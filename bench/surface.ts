@@ -60,8 +60,11 @@ async function measure(main: string, env: Record<string, string>, dir: string): 
     };
     const opened = await call("pty_open", { cwd: dir });
     const id = (opened.structuredContent as { session_id: string }).session_id;
-    await call("pty_send", { wait: false, session_id: id, text: `ls -la ${dir}` });
-    const read = await call("pty_read", { session_id: id, wait: true, timeout: 20 });
+    // One command as a model runs it: where pty_send waits (it takes `wait`), its own result carries the output;
+    // otherwise a send and then a waiting read. Either way, the result that carries the output is measured.
+    const sendWaits = listed.some((t) => t.name === "pty_send" && "wait" in (t.inputSchema.properties ?? {}));
+    const sent = await call("pty_send", { session_id: id, text: `ls -la ${dir}` });
+    const read = sendWaits ? sent : await call("pty_read", { session_id: id, wait: true, timeout: 20 });
     await call("pty_close", { session_id: id });
     const json = JSON.stringify(read.structuredContent ?? {});
     const text = read.content.map((c) => (c.type === "text" ? c.text : "")).join("");
@@ -139,7 +142,9 @@ await runMain("bench/surface", async () => {
     `with AITERM_LEGACY_TOOLS=1: ${legacy.tools.length} tools, model-facing ${sum(legacy, "model")} tokens, ` +
       `whole tools/list ${sum(legacy, "whole")}`,
   );
-  console.log("\ntypical pty_read (ls -la, 60 lines), tokens the model receives:");
+  console.log(
+    "\none command's output (ls -la, 60 lines: pty_send's result, or pty_read's before it waited), tokens the model receives:",
+  );
   printTable(["client", "now", `at ${base}`], [
     [
       "Claude Code (JSON of structuredContent)",

@@ -87,7 +87,7 @@ export const ptyRead = defineTool({
   name: "pty_read",
   title: "Read a terminal",
   description:
-    'Read what a session printed since your last read, reduced for a model: control codes stripped, repeats folded, long output cut to head+tail, test/build/git/grep/install output summarised with every error kept. wait:true first waits until the last command finishes and says how it knows (is_complete, via, exit_status), at most as long as your client lets a call run (timeout); still running: make the next_call it names. until waits for text instead. screen:true gives the rendered screen (vim, less, top); full:true or line_range "A:B" exact log lines; raw:true unreduced. cursor reads from a byte offset and leaves your own cursor alone. A result stops at 1 MiB: has_more means read on from next_cursor. Use pty_observe for state without output; agent_transcript:true reads an agent turn\'s answer.',
+    'Read what a session printed since your last read, reduced for a model (control codes stripped, repeats folded, long output cut to head+tail, test/build/git/install output summarised, errors kept). wait:true first waits for the last command to finish and says how it knows (is_complete, via, exit_status), as long as your client lets a call run; still running: make its next_call. until waits for text instead. screen:true: the rendered screen (vim, less, top); full:true or line_range "A:B": exact log lines; raw:true: unreduced. cursor reads from a byte offset without moving yours. has_more: read on from next_cursor (pages fit your client). pty_observe: state without output; agent_transcript:true: an agent turn\'s answer.',
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
@@ -96,14 +96,12 @@ export const ptyRead = defineTool({
       "Wait until this text appears in new output (implies wait)",
     ),
     until_regex: z.boolean().default(false).describe(
-      "until is a JavaScript regex (flag m), matched in linear time: no backreferences or lookaround",
+      "until is a JavaScript regex (flag m), linear time: no backreferences or lookaround",
     ),
-    timeout: z.number().min(0).nullish().describe(
-      "Seconds to wait at most (default and cap: what your client allows one call: 110 Claude Code, 285 Codex, 55 others)",
-    ),
+    timeout: z.number().min(0).nullish().describe("Seconds to wait at most (default and cap: what your client allows)"),
     screen: z.boolean().default(false).describe("The rendered visible screen instead of the log"),
     full: z.boolean().default(false).describe(
-      "The retained log unfolded, from its start (or cursor), in pages of 1 MiB",
+      "The retained log unfolded, from its start (or cursor), page by page",
     ),
     lines: z.number().int().positive().nullish().describe(
       "Only the last N lines (screen: the last N rows with text, reaching into the scrollback)",
@@ -113,10 +111,10 @@ export const ptyRead = defineTool({
     ),
     raw: z.boolean().default(false).describe("The text unreduced (control sequences kept)"),
     cursor: z.number().int().min(0).nullish().describe(
-      "Byte offset to read from (your own cursor stays); with agent_transcript: the turn's event_cursor",
+      "Byte offset to read from (yours stays); agent_transcript: the turn's event_cursor",
     ),
     agent_transcript: z.boolean().default(false).describe(
-      "Agent sessions: the final answer of turn cursor (default: the last finished one) from the harness's transcript",
+      "Agent sessions: the final answer of turn cursor (default: the last finished) from the transcript",
     ),
     remote: RemoteSchema.optional(),
   }).strict(),

@@ -157,7 +157,7 @@ export const ptySend = defineTool({
   name: "pty_send",
   title: "Type text into a terminal",
   description:
-    "Type text into a session and press Enter (enter:false leaves it unsubmitted). On a terminal it then waits for what it typed and returns the verdict and output in the same result, like pty_read wait:true (default up to 30 s; a REPL, prompt or full-screen program answers in under a second); still running: make the next_call it names. wait:false returns at once. Single keys such as C-c: pty_key. Control characters are removed unless raw:true. At the session's own shell multi-line text runs as one script in the current shell (heredocs, cd, variables work; trailing newlines are the Enter); other programs (a REPL, ssh, a nested shell) get it exactly as given. At most 64 KiB; a refused send types nothing. On an agent session (agent_launch) the text is a turn: a running turn takes it as a steer (agent_steer), an idle agent starts a new one with a new event_cursor; the receipt's `next` says what to do for the answer.",
+    "Type text into a session and press Enter (enter:false: unsubmitted). On a terminal it then waits for the command and returns verdict and output in this one result, as pty_read wait:true does (up to 30 s; a REPL, prompt or full-screen program answers in under a second); still running: make its next_call. wait:false returns at once. Keys such as C-c: pty_key. Control characters are removed unless raw:true. At the session's own shell multi-line text runs as one script (heredocs, cd, variables work); other programs get it as given. At most 64 KiB; a refused send types nothing. On an agent session the text is a turn (a running turn takes it as a steer) and the call does not wait: the receipt's `next` says how the answer comes.",
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
@@ -168,14 +168,10 @@ export const ptySend = defineTool({
       "Agent sessions: up to 16 absolute image paths for the turn",
     ),
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
-      'Append an end marker (nonce + exit status) so pty_read wait:true completes exactly. Only where a shell reads the line (bash, zsh, sh, pwsh; or ssh, docker, su showing a $ # PS> prompt: then "posix" or "pwsh" names its dialect); elsewhere MARK_UNAVAILABLE, nothing typed',
+      'Append an end marker (nonce + exit status) so the wait completes exactly. Only where a shell reads the line (bash, zsh, sh, pwsh; ssh, docker, su at a $ # PS> prompt: "posix" or "pwsh" names its dialect); else MARK_UNAVAILABLE, nothing typed',
     ),
-    wait: z.boolean().optional().describe(
-      "Terminal sessions: wait for the command and return its output (default: true when Enter is pressed)",
-    ),
-    timeout: z.number().min(0).nullish().describe(
-      "Seconds to wait (default 30; at most what your client allows one call: 110 Claude Code, 285 Codex, 55 others)",
-    ),
+    wait: z.boolean().optional().describe("Terminal: wait and return the output (default: when Enter is pressed)"),
+    timeout: z.number().min(0).nullish().describe("Seconds to wait (default 30, at most what your client allows)"),
     remote: RemoteSchema.optional(),
   }).strict(),
   // The verdict and cursors first, the output last: a client that cuts a large result keeps what to do next.
