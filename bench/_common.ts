@@ -471,3 +471,19 @@ export class RssSampler {
     }
   }
 }
+
+/** This checkout (with a trailing slash). */
+const REPO_ROOT = new URL("../", import.meta.url).pathname;
+
+/** Extracts `commit` into a temporary tree that shares this checkout's node_modules; null if git cannot. */
+export async function baselineTree(commit: string, root: string): Promise<string | null> {
+  const dir = `${root}/base`;
+  await Deno.mkdir(dir);
+  const archive = `${root}/base.tar`;
+  const made = await runCommand("git", ["-C", REPO_ROOT, "archive", "-o", archive, commit], { timeoutMs: 60_000 });
+  if (made.code !== 0) return null;
+  const unpacked = await runCommand("tar", ["-xf", archive, "-C", dir], { timeoutMs: 60_000 });
+  if (unpacked.code !== 0) return null;
+  await Deno.symlink(`${REPO_ROOT}node_modules`, `${dir}/node_modules`);
+  return `${dir}/main.ts`;
+}

@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
 import type { CallToolResult } from "../lib/mcp/sdk.ts";
-import { makeTestEnv, printTable, runCommand, runMain } from "./_common.ts";
+import { baselineTree, makeTestEnv, printTable, runMain } from "./_common.ts";
 
 /** The commit before issue 18 (the lean tool surface) started. */
 const DEFAULT_BASE = "336041f";
@@ -79,19 +79,6 @@ async function measure(main: string, env: Record<string, string>, dir: string): 
   } finally {
     await client.close().catch(() => {});
   }
-}
-
-/** Extracts `commit` into a temporary tree that shares this checkout's node_modules; null if git cannot. */
-async function baselineTree(commit: string, root: string): Promise<string | null> {
-  const dir = `${root}/base`;
-  await Deno.mkdir(dir);
-  const archive = `${root}/base.tar`;
-  const made = await runCommand("git", ["-C", REPO, "archive", "-o", archive, commit], { timeoutMs: 60_000 });
-  if (made.code !== 0) return null;
-  const unpacked = await runCommand("tar", ["-xf", archive, "-C", dir], { timeoutMs: 60_000 });
-  if (unpacked.code !== 0) return null;
-  await Deno.symlink(`${REPO}node_modules`, `${dir}/node_modules`);
-  return `${dir}/main.ts`;
 }
 
 const { values } = parseArgs({ args: Deno.args, options: { base: { type: "string" } }, strict: true });
