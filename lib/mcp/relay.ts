@@ -23,6 +23,7 @@ import type { ChildBoundary } from "../state/mod.ts";
 import { type GuidedReceipt, receiptGuidance, receiveProcess } from "../agent/delivery/mod.ts";
 import { Client, StdioClientTransport } from "./sdk.ts";
 import type { CallContext, Relay, ToolDeps } from "./tool.ts";
+import { RELAYED_LIMITS_KEY, relayLimits } from "./call_limits.ts";
 import type { Terminal } from "../terminal/mod.ts";
 
 /** The longest a relayed call may take (pty_read waits up to 600 s). */
@@ -143,13 +144,16 @@ export class RemoteRelay implements Relay {
     tool: string,
     target: RemoteTarget,
     args: Record<string, unknown>,
-    ctx: Partial<Pick<CallContext, "progress" | "signal">> = {},
+    ctx: Partial<Pick<CallContext, "progress" | "signal" | "limits">> = {},
   ): Promise<{ sc: Record<string, unknown>; version: string | undefined; prepared: PreparedRemote }> {
     const prepared = await this.#prepare(target);
     const session = await this.#sessionFor(target, prepared);
+    // The calling client's limits travel with the call (less the relay's own way there and back), so the remote
+    // aiterm's waits and pages fit the client that will read the result (lib/mcp/server.ts relayedLimits).
+    const _meta = ctx.limits ? { [RELAYED_LIMITS_KEY]: relayLimits(ctx.limits) } : undefined;
     let result;
     try {
-      result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
+      result = await session.client.callTool({ name: tool, arguments: args, ...(_meta ? { _meta } : {}) }, undefined, {
         timeout: RELAY_TIMEOUT_MS,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(ctx.progress ? { onprogress: (p) => void ctx.progress?.(p.progress, p.total, p.message) } : {}),

@@ -17,6 +17,7 @@ import type { Transport } from "./sdk.ts";
 import { type ToolCallDispatch, ToolCallRouter } from "./tool_calls.ts";
 import { serverInstructions } from "../agent/delivery/mod.ts";
 import { identifyParent, type ParentIntegration } from "../../harnesses/clients/mod.ts";
+import { relayedLimits, tighterLimits } from "./call_limits.ts";
 import { toolListing } from "./listing.ts";
 
 // The tools/list entries (slim advertised schemas, structure-only output schemas): lib/mcp/listing.ts.
@@ -141,7 +142,7 @@ export function createServer(deps: ToolDeps, tools: ToolDef[], options: ServerOp
     const started = performance.now();
     const client = server.getClientVersion()?.name;
     const parent = identifyParent(deps.parents, client, params._meta);
-    const limits = deps.callLimits(client);
+    const limits = tighterLimits(deps.callLimits(client), relayedLimits(params._meta));
     const result = await callTool(def, params.arguments, deps, {
       progress,
       signal,

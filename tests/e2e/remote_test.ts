@@ -550,3 +550,44 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "remote: a relayed wait and page fit the calling client (its limits travel with the call), one call per command",
+  opts,
+  async () => {
+    await using sshd = await startSshd();
+    await using t = await makeTestEnv({ AITERM_CALL_LIMIT_S: "10" });
+    const control = `${t.stateDir}/ssh`;
+    try {
+      await using c = await connect(t.env, "codex-mcp-client");
+      const remote = sshd.remote();
+      await c.ok("pty_open", { name: "rl", remote });
+      // One call: the remote aiterm's send waits and returns the output.
+      const one = await c.ok<Record<string, unknown>>("pty_send", {
+        session_id: "rl",
+        text: "echo relay-$((6*7))",
+        remote,
+      });
+      assertEquals(one.is_complete, true);
+      assertStringIncludes(String(one.text), "relay-42");
+      // Codex hands its model about 32 KB whole: a relayed page of a large output stays within it.
+      await c.ok("pty_send", { session_id: "rl", text: "seq 1 40000", remote });
+      const page = await c.ok<Record<string, unknown>>("pty_read", { session_id: "rl", cursor: 0, full: true, remote });
+      assert(JSON.stringify(page).length <= 32 * 1024, `${JSON.stringify(page).length} bytes`);
+      assertEquals(page.has_more, true);
+      // The local cut (10 s → 7 s) less the relay's margin (3 s): the remote waits at most 4 s, and says why.
+      await c.ok("pty_send", { session_id: "rl", text: "sleep 30", wait: false, remote });
+      const capped = await c.ok<Record<string, unknown>>("pty_read", {
+        session_id: "rl",
+        wait: true,
+        timeout: 600,
+        remote,
+      });
+      assertEquals([capped.is_complete, capped.timeout_used], [false, 4]);
+      assertMatch(String(capped.timeout_capped), /AITERM_CALL_LIMIT_S=10 \(relayed\)/);
+      await c.ok("pty_close", { session_id: "rl", remote });
+    } finally {
+      await stopMasters(control);
+    }
+  },
+);
