@@ -2,10 +2,12 @@
  * Codex's limits on one MCP tool call (measured on 0.169.0, /work/shared/reference/client-limits.md): a call is
  * cancelled at the server's `tool_timeout_sec` (default 300 s; progress does not extend it), and a large result is
  * cut in its middle (about 48 KB kept for gpt-5.5, about 12 KB for a model Codex has no metadata for). The per-server
- * value is read from `$CODEX_HOME/config.toml` (`[mcp_servers.aiterm] tool_timeout_sec`); a `-c` override on
- * Codex's command line cannot be seen from here (AITERM_CALL_LIMIT_S covers it).
+ * value is read from `$CODEX_HOME/config.toml` (`[mcp_servers.aiterm] tool_timeout_sec`), CODEX_HOME being the parent
+ * Codex's when the server was not given one; a `-c` override on Codex's command line cannot be seen from here
+ * (AITERM_CALL_LIMIT_S covers it).
  */
 import { parse as parseToml } from "smol-toml";
+import { processEnvVar } from "../../../platform/mod.ts";
 import { type ClientCut, positiveNumber, REGISTRATION_NAME, vendorDir } from "../../common/client/mod.ts";
 
 /** The clientInfo name Codex sends in initialize. */
@@ -14,9 +16,25 @@ const DEFAULT_CUT_S = 300;
 /** Well under the 48 KB Codex keeps whole for its current models. */
 const RESULT_BYTES = 32 * 1024;
 
-/** `tool_timeout_sec` of aiterm's entry in Codex's config.toml, or null (no file, no entry, no value). */
-export function codexToolTimeout(env: Record<string, string | undefined>): number | null {
-  const dir = vendorDir(env, "CODEX_HOME", ".codex");
+/**
+ * Codex's folder as this server can tell it: CODEX_HOME when the server was given it, else the parent Codex process's
+ * own (Codex 0.169.0 starts an MCP server with HOME, PATH, SHELL, TERM, LANG and the like, but no CODEX_HOME: a user's
+ * CODEX_HOME reaches the server only when registered with it), else `~/.codex`. `parentPid` null: no parent is asked.
+ */
+export function codexHomeForServer(env: Record<string, string | undefined>, parentPid: number | null): string {
+  return env.CODEX_HOME || (parentPid ? processEnvVar(parentPid, "CODEX_HOME") : null) ||
+    vendorDir(env, "CODEX_HOME", ".codex");
+}
+
+/**
+ * `tool_timeout_sec` of aiterm's entry in Codex's config.toml, or null (no file, no entry, no value). The folder is
+ * {@link codexHomeForServer}'s (by default the parent process is the Codex that started this server).
+ */
+export function codexToolTimeout(
+  env: Record<string, string | undefined>,
+  parentPid: number | null = Deno.ppid,
+): number | null {
+  const dir = codexHomeForServer(env, parentPid);
   if (!dir) return null;
   let text: string;
   try {

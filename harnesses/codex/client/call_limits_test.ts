@@ -1,0 +1,52 @@
+import { assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
+import { codexCallCut, codexHomeForServer, codexToolTimeout } from "./call_limits.ts";
+
+/** A Codex folder whose config.toml gives aiterm `tool_timeout_sec = seconds`. */
+async function codexDir(root: string, name: string, seconds: number): Promise<string> {
+  const dir = `${root}/${name}`;
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(
+    `${dir}/config.toml`,
+    `model = "m"\n\n[mcp_servers.aiterm]\ncommand = "aiterm-mcp"\ntool_timeout_sec = ${seconds}\n\n` +
+      `[mcp_servers.aiterm.env]\nX = "1"\n`,
+  );
+  return dir;
+}
+
+/** A live process started with `env` (its /proc environ is what a parent Codex would show). */
+function processWith(env: Record<string, string>): Deno.ChildProcess {
+  return new Deno.Command("sleep", { args: ["30"], env, clearEnv: true, stdout: "null", stderr: "null" }).spawn();
+}
+
+Deno.test("codex tool_timeout_sec: the server's CODEX_HOME, else the parent Codex's, else ~/.codex", async () => {
+  const root = await Deno.makeTempDir({ prefix: "aiterm-codex-cut-" });
+  const parent = processWith({ PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", CODEX_HOME: `${root}/parents` });
+  try {
+    await codexDir(root, "h/.codex", 40);
+    await codexDir(root, "own", 20);
+    await codexDir(root, "parents", 12);
+    const home = `${root}/h`;
+    // Nobody says where: ~/.codex.
+    assertEquals(codexToolTimeout({ HOME: home }, null), 40);
+    // Registered with CODEX_HOME: that one, whatever the parent has.
+    assertEquals(codexToolTimeout({ HOME: home, CODEX_HOME: `${root}/own` }, parent.pid), 20);
+    assertEquals(codexHomeForServer({ HOME: home, CODEX_HOME: `${root}/own` }, parent.pid), `${root}/own`);
+    if (Deno.build.os === "linux") {
+      // Codex gave the server no CODEX_HOME (it never does): the parent Codex process's own.
+      assertEquals(codexHomeForServer({ HOME: home }, parent.pid), `${root}/parents`);
+      assertEquals(codexToolTimeout({ HOME: home }, parent.pid), 12);
+    }
+    // A parent without CODEX_HOME (or gone): ~/.codex.
+    assertEquals(codexToolTimeout({ HOME: home }, 2 ** 22 + 7), 40);
+    // No file, no entry: null; the cut says it is Codex's default.
+    assertEquals(codexToolTimeout({ HOME: `${root}/nowhere` }, null), null);
+    const none = codexCallCut("codex-mcp-client", { HOME: `${root}/nowhere`, CODEX_HOME: `${root}/nowhere` })!;
+    assertEquals(none.cutMs, 300_000);
+    assertStringIncludes(none.source, "default");
+    assertEquals(codexCallCut("claude-code", { HOME: home }), null);
+  } finally {
+    parent.kill("SIGKILL");
+    await parent.status;
+    await Deno.remove(root, { recursive: true });
+  }
+});
