@@ -3,11 +3,11 @@
  * cancelled at the server's `tool_timeout_sec` (default 300 s; progress does not extend it), and a large result is
  * cut in its middle (about 48 KB kept for gpt-5.5, about 12 KB for a model Codex has no metadata for). The per-server
  * value is read from `$CODEX_HOME/config.toml` (`[mcp_servers.aiterm] tool_timeout_sec`), CODEX_HOME being the parent
- * Codex's when the server was not given one; a `-c` override on Codex's command line cannot be seen from here
- * (AITERM_CALL_LIMIT_S covers it).
+ * Codex's when the server was not given one; a `-c mcp_servers.aiterm.tool_timeout_sec=N` on the command line of the
+ * Codex that started the server overrides it (read from /proc on Linux; elsewhere AITERM_CALL_LIMIT_S covers it).
  */
 import { parse as parseToml } from "smol-toml";
-import { processEnvVar } from "../../../platform/mod.ts";
+import { processArgvBytes, processEnvVar } from "../../../platform/mod.ts";
 import { type ClientCut, positiveNumber, REGISTRATION_NAME, vendorDir } from "../../common/client/mod.ts";
 
 /** The clientInfo name Codex sends in initialize. */
@@ -53,14 +53,55 @@ export function codexToolTimeout(
   }
 }
 
-/** Codex's cut and result size. */
-export function codexCallCut(clientName: string, env: Record<string, string | undefined>): ClientCut | null {
+/** The key of aiterm's `tool_timeout_sec` in a `-c key=value` override. */
+const FLAG_KEY = `mcp_servers.${REGISTRATION_NAME}.tool_timeout_sec`;
+
+/**
+ * aiterm's `tool_timeout_sec` among a Codex command line's overrides (`-c mcp_servers.aiterm.tool_timeout_sec=N`, also
+ * spelled `--config K=V`, `-cK=V`, `--config=K=V`; the last one counts, as in Codex; nothing after `--`), or null.
+ */
+export function toolTimeoutFlag(argv: readonly string[]): number | null {
+  let found: number | null = null;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") break;
+    let v: string | undefined;
+    if (a === "-c" || a === "--config") v = argv[++i];
+    else if (a.startsWith("--config=")) v = a.slice("--config=".length);
+    else if (a.startsWith("-c")) v = a.slice(2);
+    const eq = v?.indexOf("=") ?? -1;
+    if (v === undefined || eq < 0 || v.slice(0, eq).trim() !== FLAG_KEY) continue;
+    found = positiveNumber(v.slice(eq + 1).trim()) ?? found;
+  }
+  return found;
+}
+
+/**
+ * The `-c` value of {@link toolTimeoutFlag} on the command line of the parent process (the Codex that started this
+ * server; Linux /proc only, else null). Only that one number is taken from the command line.
+ */
+function parentToolTimeoutFlag(parentPid: number | null): number | null {
+  const raw = parentPid ? processArgvBytes(parentPid) : null;
+  return raw ? toolTimeoutFlag(new TextDecoder().decode(raw).split("\0")) : null;
+}
+
+/**
+ * Codex's cut and result size: aiterm's `tool_timeout_sec` given with `-c` to the Codex that started this server,
+ * else the one in its config.toml, else Codex's default.
+ */
+export function codexCallCut(
+  clientName: string,
+  env: Record<string, string | undefined>,
+  parentPid: number | null = Deno.ppid,
+): ClientCut | null {
   if (clientName !== CODEX_CLIENT_NAME) return null;
-  const set = codexToolTimeout(env);
+  const flag = parentToolTimeoutFlag(parentPid);
+  const set = flag ?? codexToolTimeout(env, parentPid);
   const s = set ?? DEFAULT_CUT_S;
+  const where = flag !== null ? " given with -c" : set !== null ? " in config.toml" : ", default";
   return {
     cutMs: s * 1000,
     resultBytes: RESULT_BYTES,
-    source: `codex: a call is cancelled at ${s} s (tool_timeout_sec${set !== null ? " in config.toml" : ", default"})`,
+    source: `codex: a call is cancelled at ${s} s (tool_timeout_sec${where})`,
   };
 }

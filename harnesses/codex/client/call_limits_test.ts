@@ -1,5 +1,5 @@
 import { assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
-import { codexCallCut, codexHomeForServer, codexToolTimeout } from "./call_limits.ts";
+import { codexCallCut, codexHomeForServer, codexToolTimeout, toolTimeoutFlag } from "./call_limits.ts";
 
 /** A Codex folder whose config.toml gives aiterm `tool_timeout_sec = seconds`. */
 async function codexDir(root: string, name: string, seconds: number): Promise<string> {
@@ -49,4 +49,52 @@ Deno.test("codex tool_timeout_sec: the server's CODEX_HOME, else the parent Code
     await parent.status;
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("codex tool_timeout_sec given with -c: every spelling, the last one counts, nothing after --", () => {
+  const key = "mcp_servers.aiterm.tool_timeout_sec";
+  assertEquals(toolTimeoutFlag(["codex", "exec", "-c", `${key}=12`, "prompt"]), 12);
+  assertEquals(toolTimeoutFlag(["codex", "--config", `${key}=7.5`, "exec"]), 7.5);
+  assertEquals(toolTimeoutFlag(["codex", `-c${key}=8`]), 8);
+  assertEquals(toolTimeoutFlag(["codex", `--config=${key} = 9`]), 9);
+  assertEquals(toolTimeoutFlag(["codex", "-c", `${key}=12`, "exec", "-c", `${key}=30`]), 30);
+  // Another server's, another key, a value that is no positive number, a prompt after --, a dangling -c.
+  assertEquals(toolTimeoutFlag(["codex", "-c", "mcp_servers.other.tool_timeout_sec=5"]), null);
+  assertEquals(toolTimeoutFlag(["codex", "-c", "mcp_servers.aiterm.startup_timeout_sec=120"]), null);
+  assertEquals(toolTimeoutFlag(["codex", "-c", `${key}=0`, "-c", `${key}="x"`]), null);
+  assertEquals(toolTimeoutFlag(["codex", "-c", `${key}=12`, "-c", `${key}=-3`]), 12);
+  assertEquals(toolTimeoutFlag(["codex", "exec", "--", "-c", `${key}=12`]), null);
+  assertEquals(toolTimeoutFlag(["codex", "-c"]), null);
+  // The program's own name is no option.
+  assertEquals(toolTimeoutFlag([`-c${key}=12`]), null);
+});
+
+Deno.test({
+  name: "codex cut: a -c on the parent Codex's command line beats config.toml, and the cut says so",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const root = await Deno.makeTempDir({ prefix: "aiterm-codex-flag-" });
+    // Its command line holds `-c <key>=7` after the script, as a Codex started with that override would.
+    const parent = new Deno.Command("bash", {
+      args: ["-c", "sleep 30; :", "-c", "mcp_servers.aiterm.tool_timeout_sec=7"],
+      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", CODEX_HOME: `${root}/parents` },
+      clearEnv: true,
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      await codexDir(root, "parents", 12);
+      const cut = codexCallCut("codex-mcp-client", { HOME: `${root}/h` }, parent.pid)!;
+      assertEquals(cut.cutMs, 7_000);
+      assertStringIncludes(cut.source, "given with -c");
+      // Without the flag: the parent's config.toml.
+      const plain = codexCallCut("codex-mcp-client", { HOME: `${root}/h`, CODEX_HOME: `${root}/parents` }, null)!;
+      assertEquals(plain.cutMs, 12_000);
+      assertStringIncludes(plain.source, "in config.toml");
+    } finally {
+      parent.kill("SIGKILL");
+      await parent.status;
+      await Deno.remove(root, { recursive: true });
+    }
+  },
 });
