@@ -5,10 +5,12 @@
  * runs, makes exactly the call its `next_call` names. What is asserted is what the CLI hands back to the model (the
  * function_call_output / tool_result it sends to the fake server):
  * - a quick command's output arrives in the pty_send result itself (is_complete:true), no pty_read is made;
- * - with Codex's `tool_timeout_sec` lowered to 12 s in its config.toml, a 30 s command arrives whole, each line
- *   exactly once across the results, and no call is cancelled by Codex. aiterm is registered with no HOME or
- *   CODEX_HOME of its own: it finds the value through the HOME Codex passes its MCP servers (Codex 0.169.0 starts
- *   them with HOME, PATH, LANG, SHELL, TERM and PWD only: no CODEX_HOME).
+ * - with the client's cut lowered to 12 s, a longer command arrives whole, each line exactly once across the results,
+ *   and no call is cut: Codex's `tool_timeout_sec` in `~/.codex/config.toml`, in the config.toml of a CODEX_HOME
+ *   that is not `~/.codex`, or given with `-c`; Claude Code's `MCP_TOOL_TIMEOUT`.
+ * aiterm is registered with Codex with no HOME or CODEX_HOME of its own, as a user would: Codex 0.169.0 starts an MCP
+ * server with HOME, PATH, SHELL, TERM, LANG (and USER, LOGNAME, TMPDIR, TZ, LC_ALL when set) only, so aiterm finds the
+ * config through HOME, or through the parent Codex process (its CODEX_HOME, its `-c` arguments).
  * The numbers (calls, characters per result, wall time) are printed as JSON lines (facts, not asserted).
  * Ignored, with the reason in the name, when tmux or a CLI is missing.
  */
@@ -176,13 +178,16 @@ async function warmServer(t: TestEnv, home: string): Promise<void> {
   for (const n of ["pty_open", "pty_send", "pty_read"]) assert(names.includes(n), `the server offers no ${n}`);
 }
 
+/** Where a Codex run's config lives and the environment it runs with. */
+interface CodexSetup {
+  env: Record<string, string>;
+  /** CODEX_HOME. */
+  configDir: string;
+  home: string;
+}
+
 /** Registers aiterm with Codex the way a user does (`codex mcp add`), optionally with a `tool_timeout_sec`. */
-async function codexRegister(
-  t: TestEnv,
-  vh: { env: Record<string, string>; configDir: string; home: string },
-  cwd: string,
-  toolTimeoutS?: number,
-) {
+async function codexRegister(t: TestEnv, cx: CodexSetup, cwd: string, toolTimeoutS?: number) {
   const server = serverCommand();
   const add = await new Deno.Command(clis.codex!, {
     args: [
@@ -194,7 +199,7 @@ async function codexRegister(
       server.command,
       ...server.args,
     ],
-    env: vh.env,
+    env: cx.env,
     clearEnv: true,
     cwd,
     stdin: "null",
@@ -202,17 +207,17 @@ async function codexRegister(
     stderr: "piped",
   }).output();
   assertEquals(add.code, 0, new TextDecoder().decode(add.stderr));
-  await warmServer(t, vh.home);
+  await warmServer(t, cx.home);
   if (toolTimeoutS === undefined) return;
   // Into aiterm's own table (`codex mcp add` writes `[mcp_servers.aiterm]` and then `[mcp_servers.aiterm.env]`).
-  const path = `${vh.configDir}/config.toml`;
+  const path = `${cx.configDir}/config.toml`;
   const text = await Deno.readTextFile(path);
   const header = "[mcp_servers.aiterm]\n";
   assert(text.includes(header), text);
   await Deno.writeTextFile(path, text.replace(header, `${header}tool_timeout_sec = ${toolTimeoutS}\n`));
 }
 
-function codexExec(cwd: string, vh: { env: Record<string, string> }, prompt: string) {
+function codexExec(cwd: string, cx: CodexSetup, prompt: string, extra: string[] = []) {
   return run(
     clis.codex!,
     [
@@ -222,11 +227,44 @@ function codexExec(cwd: string, vh: { env: Record<string, string> }, prompt: str
       'mcp_servers.aiterm.default_tools_approval_mode="approve"',
       "-c",
       "mcp_servers.aiterm.startup_timeout_sec=120",
+      ...extra,
       prompt,
     ],
-    vh.env,
+    cx.env,
     cwd,
   );
+}
+
+/** `claude -p` with aiterm as its one MCP server (its three terminal tools allowed), to the end. */
+async function claudeP(t: TestEnv, cwd: string, env: Record<string, string>) {
+  const config = { mcpServers: { aiterm: { ...serverCommand(), env: await aitermEnv(t) } } };
+  return await run(
+    clis.claude!,
+    [
+      "-p",
+      "--mcp-config",
+      JSON.stringify(config),
+      "--strict-mcp-config",
+      "--allowedTools",
+      "mcp__aiterm__pty_open,mcp__aiterm__pty_send,mcp__aiterm__pty_read",
+      "--output-format",
+      "json",
+      "run the command",
+    ],
+    env,
+    cwd,
+  );
+}
+
+/** Milliseconds from the request that asked for each call to the request that carried its result. */
+function roundTrips(api: FakeServer, exchanges: (body: unknown) => Exchange[], calls: number): number[] {
+  const counted = api.requests.map((r) => ({ at: r.at, n: exchanges(bodyOf(r)).length, tools: bodyOf(r).tools }))
+    .filter((r) => Array.isArray(r.tools) && r.tools.length > 0);
+  return Array.from({ length: calls }, (_, i) => {
+    const asked = counted.findLast((r) => r.n === i);
+    const answered = counted.find((r) => r.n === i + 1);
+    return asked && answered ? answered.at - asked.at : -1;
+  });
 }
 
 /** A quick command answered in the pty_send result itself: its output, is_complete, no pty_read. */
@@ -288,103 +326,154 @@ Deno.test({
     await using api = startFakeAnthropic({ script: model(proj, ONE_CALL, claudeExchanges) });
     await using vh = await vendorHome("claude", { apiUrl: api.url, cwd: proj, trusted: true });
     await warmServer(t, vh.home);
-    const config = { mcpServers: { aiterm: { ...serverCommand(), env: await aitermEnv(t) } } };
-    const { stdout, stderr, wallMs } = await run(
-      clis.claude!,
-      [
-        "-p",
-        "--mcp-config",
-        JSON.stringify(config),
-        "--strict-mcp-config",
-        "--allowedTools",
-        "mcp__aiterm__pty_open,mcp__aiterm__pty_send,mcp__aiterm__pty_read",
-        "--output-format",
-        "json",
-        "run the command",
-      ],
-      vh.env,
-      proj,
-    );
+    const { stdout, stderr, wallMs } = await claudeP(t, proj, vh.env);
     const calls = allExchanges(api, claudeExchanges);
     const send = checkOneCall(calls, `${stdout}\n${stderr}`);
     // Claude Code hands its model exactly the JSON of structuredContent.
     assertEquals(JSON.stringify(send.result), send.output);
     assertStringIncludes(stdout, "MOCK_AFTER_TOOL done.");
-    // The call's time as the model loop saw it: from the request that asked for it to the one carrying its result.
-    const reqs = api.requests.filter((r) => claudeExchanges(bodyOf(r)).length > 0 || Array.isArray(bodyOf(r).tools));
-    const asked = reqs.findLast((r) => claudeExchanges(bodyOf(r)).length === 1);
-    const answered = reqs.find((r) => claudeExchanges(bodyOf(r)).length === 2);
     // deno-lint-ignore no-console
     console.log(JSON.stringify({
       client: "claude-code",
       case: "quick command",
       aiterm_calls_per_command: calls.length - 1,
       send_chars: send.output.length,
-      send_round_trip_ms: asked && answered ? answered.at - asked.at : null,
+      send_round_trip_ms: roundTrips(api, claudeExchanges, 2)[1],
       claude_p_wall_ms: wallMs,
     }));
   },
 });
 
-const TICKS = 30;
-const LONG = `for i in $(seq 1 ${TICKS}); do printf 'TICK-%02d\\n' "$i"; sleep 1; done`;
+/**
+ * A command longer than the client's 12 s cut, run by following next_call: no call was cut (`cutText` is what the
+ * client hands its model for a cut call), aiterm blocked at most 9 s and named a 9 s next wait (blockWithin(12 s)),
+ * each read is exactly the call the result before it named, the last one is complete, and every TICK line of `ticks`
+ * reached the model exactly once. Returns the calls as text, for messages.
+ */
+function checkFollowed(calls: Exchange[], ticks: number, cutText: string): string {
+  const dump = JSON.stringify(calls.map((c) => ({ tool: c.tool, args: c.args, output: c.output })), null, 1);
+  for (const c of calls) {
+    assert(!c.output.includes(cutText), `a call was cut:\n${dump}`);
+    assert(c.result, `a result is no JSON object:\n${dump}`);
+  }
+  const [open, send, ...reads] = calls;
+  assertEquals([open?.tool, send?.tool], ["pty_open", "pty_send"], dump);
+  // aiterm saw the client's 12 s (not its default): it blocks at most 9 s and names a 9 s next wait.
+  assertEquals(send!.result!.is_complete, false, dump);
+  const first = send!.result!.next_call as { tool: string; arguments: Json };
+  assertEquals(first.tool, "pty_read");
+  assertEquals(first.arguments.timeout, 9, dump);
+  assert(Number(send!.result!.waited_ms) <= 9_500, dump);
+  // Each read is exactly the call the result before it named.
+  assert(reads.length > 0, dump);
+  for (const [i, r] of reads.entries()) {
+    assertEquals(r.tool, "pty_read", dump);
+    assertEquals(r.args, (calls[i + 1]!.result!.next_call as { arguments: Json }).arguments, dump);
+  }
+  const last = calls.at(-1)!.result!;
+  assertEquals([last.is_complete, last.next_call], [true, undefined], dump);
+  // Line for line: every TICK exactly once across everything the model received.
+  const seen = calls.flatMap((c) => [...String(c.result!.text ?? "").matchAll(/\bTICK-(\d\d)\b/g)].map((m) => m[1]));
+  assertEquals(seen, Array.from({ length: ticks }, (_, i) => String(i + 1).padStart(2, "0")), dump);
+  return dump;
+}
+
+/** A shell loop printing `TICK-01` … one line a second for `ticks` seconds (the typed line holds no TICK-NN). */
+const tickCommand = (ticks: number) => `for i in $(seq 1 ${ticks}); do printf 'TICK-%02d\\n' "$i"; sleep 1; done`;
+
 const CODEX_CUT_S = 12;
 
+/** How Codex's `tool_timeout_sec` is set for the long-command case. */
+interface CutCase {
+  title: string;
+  ticks: number;
+  /** Where the value goes: aiterm's table in config.toml, or a `-c` on Codex's command line. */
+  via: "config" | "flag";
+  /** CODEX_HOME somewhere else than `~/.codex` (the server is registered without it, as a user would). */
+  elsewhere: boolean;
+}
+
+const CUT_CASES: CutCase[] = [
+  { title: "in ~/.codex/config.toml", ticks: 30, via: "config", elsewhere: false },
+  { title: "in the config.toml of a CODEX_HOME that is not ~/.codex", ticks: 12, via: "config", elsewhere: true },
+  { title: "as -c on codex's command line", ticks: 12, via: "flag", elsewhere: false },
+];
+
+for (const k of CUT_CASES) {
+  Deno.test({
+    name: `real codex: tool_timeout_sec=${CODEX_CUT_S} ${k.title}: a ${k.ticks} s command reaches the model whole ` +
+      `by following next_call, no call cut${why(clis.codex, "codex")}`,
+    ignore: !!why(clis.codex, "codex"),
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      await using t = await makeTestEnv();
+      const proj = `${t.root}/proj`;
+      await Deno.mkdir(proj);
+      await using api = startFakeOpenAI({ script: model(proj, tickCommand(k.ticks), codexExchanges) });
+      await using vh = await vendorHome("codex", { apiUrl: api.url, cwd: proj, trusted: true });
+      let cx: CodexSetup = vh;
+      if (k.elsewhere) {
+        // ~/.codex keeps a config.toml without aiterm; Codex itself runs on the other one.
+        const dir = `${vh.home}/elsewhere/codex`;
+        await Deno.mkdir(dir, { recursive: true });
+        await Deno.copyFile(`${vh.configDir}/config.toml`, `${dir}/config.toml`);
+        cx = { env: { ...vh.env, CODEX_HOME: dir }, configDir: dir, home: vh.home };
+      }
+      await codexRegister(t, cx, proj, k.via === "config" ? CODEX_CUT_S : undefined);
+      const flag = k.via === "flag" ? ["-c", `mcp_servers.aiterm.tool_timeout_sec=${CODEX_CUT_S}`] : [];
+      const { stdout, wallMs } = await codexExec(proj, cx, "run the long command", flag);
+      assertStringIncludes(stdout, "MOCK_AFTER_TOOL done.");
+      const calls = allExchanges(api, codexExchanges);
+      const dump = checkFollowed(calls, k.ticks, "timed out awaiting tools/call");
+      for (const c of calls) assert(c.wallS !== null && c.wallS < CODEX_CUT_S, `a call took ${c.wallS} s:\n${dump}`);
+      const reads = calls.slice(2);
+      // deno-lint-ignore no-console
+      console.log(JSON.stringify({
+        client: "codex",
+        case: `${k.ticks} s command, tool_timeout_sec=${CODEX_CUT_S} ${k.title}`,
+        aiterm_calls_per_command: calls.length - 1,
+        reads: reads.length,
+        chars_per_call: calls.slice(1).map((c) => c.output.length),
+        wall_s_per_call: calls.slice(1).map((c) => c.wallS),
+        running_ms_per_call: calls.slice(1).map((c) => c.result!.running_ms ?? null),
+        codex_exec_wall_ms: wallMs,
+      }));
+    },
+  });
+}
+
 Deno.test({
-  name:
-    `real codex: with tool_timeout_sec=${CODEX_CUT_S} a ${TICKS} s command reaches the model whole by following next_call, no call cut${
-      why(clis.codex, "codex")
-    }`,
-  ignore: !!why(clis.codex, "codex"),
+  name: `real claude-code: MCP_TOOL_TIMEOUT=12000: a 20 s command reaches the model whole by following next_call, ` +
+    `no call cut${why(clis.claude, "claude")}`,
+  ignore: !!why(clis.claude, "claude"),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     await using t = await makeTestEnv();
     const proj = `${t.root}/proj`;
     await Deno.mkdir(proj);
-    await using api = startFakeOpenAI({ script: model(proj, LONG, codexExchanges) });
-    await using vh = await vendorHome("codex", { apiUrl: api.url, cwd: proj, trusted: true });
-    await codexRegister(t, vh, proj, CODEX_CUT_S);
-    const { stdout, wallMs } = await codexExec(proj, vh, "run the long command");
+    const ticks = 20;
+    await using api = startFakeAnthropic({ script: model(proj, tickCommand(ticks), claudeExchanges) });
+    await using vh = await vendorHome("claude", { apiUrl: api.url, cwd: proj, trusted: true });
+    await warmServer(t, vh.home);
+    // Claude Code cuts a call at MCP_TOOL_TIMEOUT (ms) and hands its MCP servers its own environment.
+    const { stdout, wallMs } = await claudeP(t, proj, { ...vh.env, MCP_TOOL_TIMEOUT: "12000" });
     assertStringIncludes(stdout, "MOCK_AFTER_TOOL done.");
-    const calls = allExchanges(api, codexExchanges);
-    const dump = JSON.stringify(calls.map((c) => ({ tool: c.tool, args: c.args, output: c.output })), null, 1);
-    // No call was cancelled by Codex, and each stayed under its cut.
-    for (const c of calls) {
-      assert(!c.output.includes("timed out awaiting tools/call"), `a call was cut:\n${dump}`);
-      assert(c.result, `a result is no JSON object:\n${dump}`);
-      assert(c.wallS !== null && c.wallS < CODEX_CUT_S, `a call took ${c.wallS} s:\n${dump}`);
-    }
-    const [open, send, ...reads] = calls;
-    assertEquals([open?.tool, send?.tool], ["pty_open", "pty_send"], dump);
-    // aiterm saw Codex's 12 s (not the default 300 s): it blocks at most 9 s and names a 9 s next wait.
-    assertEquals(send!.result!.is_complete, false, dump);
-    const first = send!.result!.next_call as { tool: string; arguments: Json };
-    assertEquals(first.tool, "pty_read");
-    assertEquals(first.arguments.timeout, 9, dump);
-    assert(Number(send!.result!.waited_ms) <= 9_500, dump);
-    // Each read is exactly the call the result before it named.
-    assert(reads.length > 0, dump);
-    for (const [i, r] of reads.entries()) {
-      assertEquals(r.tool, "pty_read", dump);
-      assertEquals(r.args, (calls[i + 1]!.result!.next_call as { arguments: Json }).arguments, dump);
-    }
-    const last = calls.at(-1)!.result!;
-    assertEquals([last.is_complete, last.next_call], [true, undefined], dump);
-    // Line for line: every TICK exactly once across everything the model received.
-    const ticks = calls.flatMap((c) => [...String(c.result!.text ?? "").matchAll(/\bTICK-(\d\d)\b/g)].map((m) => m[1]));
-    const expected = Array.from({ length: TICKS }, (_, i) => String(i + 1).padStart(2, "0"));
-    assertEquals(ticks, expected, dump);
+    const calls = allExchanges(api, claudeExchanges);
+    const dump = checkFollowed(calls, ticks, "timed out after");
+    const trips = roundTrips(api, claudeExchanges, calls.length);
+    for (const ms of trips.slice(1)) assert(ms > 0 && ms < 12_000, `a call took ${ms} ms:\n${dump}`);
     // deno-lint-ignore no-console
     console.log(JSON.stringify({
-      client: "codex",
-      case: `${TICKS} s command, tool_timeout_sec=${CODEX_CUT_S}`,
+      client: "claude-code",
+      case: `${ticks} s command, MCP_TOOL_TIMEOUT=12000`,
       aiterm_calls_per_command: calls.length - 1,
-      reads: reads.length,
+      reads: calls.length - 2,
       chars_per_call: calls.slice(1).map((c) => c.output.length),
-      wall_s_per_call: calls.slice(1).map((c) => c.wallS),
+      round_trip_ms_per_call: trips.slice(1),
       running_ms_per_call: calls.slice(1).map((c) => c.result!.running_ms ?? null),
-      codex_exec_wall_ms: wallMs,
+      claude_p_wall_ms: wallMs,
     }));
   },
 });
