@@ -23,7 +23,7 @@
 
 import { BUILD_REDUCERS } from "./builds.ts";
 import { classifyCommand } from "./classify.ts";
-import { elideLines, estimateTokens, normalizeLines, stripControl, toLines } from "./generic.ts";
+import { elideLines, estimateTokens, isHardErrorLine, normalizeLines, stripControl, toLines } from "./generic.ts";
 import { GIT_REDUCERS } from "./git.ts";
 import { reduceGrep } from "./grep.ts";
 import { INSTALL_REDUCERS } from "./installs.ts";
@@ -31,7 +31,15 @@ import { JS_RUNNERS } from "./js_runners.ts";
 import { OTHER_RUNNERS } from "./test_runners.ts";
 import type { Reducer } from "./util.ts";
 
-export { estimateTokens, printedText, repeatMarker, stripControl, toLines } from "./generic.ts";
+export {
+  estimateTokens,
+  isErrorLine,
+  isHardErrorLine,
+  printedText,
+  repeatMarker,
+  stripControl,
+  toLines,
+} from "./generic.ts";
 export { classifyCommand } from "./classify.ts";
 
 /** Options of reduceOutput. */
@@ -42,6 +50,12 @@ export interface ReduceOptions {
   command?: string | null;
   /** Fold long outputs and long lines (default true). false = exact lines (used for line_range). */
   elide?: boolean;
+  /**
+   * The program is still there and waiting (the read ended `nested`, `input_prompt` or `timeout`): the last line it
+   * printed is its question or prompt (`Do you want to continue? [Y/n]`, a remote `user@host:~$`), so it is never
+   * dropped, neither as a trailing prompt nor by a reducer; it ends the text.
+   */
+  waiting?: boolean;
 }
 
 /** Result of reduceOutput. */
@@ -83,8 +97,16 @@ export function isPromptLine(line: string): boolean {
   return t !== "" && PROMPT_RES.some((re) => re.test(t));
 }
 
-/** Drop the echoed command line (searched in the first 3 non-blank lines) and trailing prompt-only lines. */
-export function stripEchoAndPrompts(lines: readonly string[], command: string | null | undefined): string[] {
+/**
+ * Drop the echoed command line (searched in the first 3 non-blank lines) and trailing prompt-only lines; with
+ * `keepLast`, the last non-blank line stays even when it is a prompt (a waiting program's prompt, see
+ * {@link ReduceOptions.waiting}).
+ */
+export function stripEchoAndPrompts(
+  lines: readonly string[],
+  command: string | null | undefined,
+  keepLast = false,
+): string[] {
   let out = [...lines];
   const cmd = command?.trim() ?? "";
   if (cmd !== "") {
@@ -99,10 +121,33 @@ export function stripEchoAndPrompts(lines: readonly string[], command: string | 
       }
     }
   }
-  while (out.length > 0 && ((out[out.length - 1] ?? "").trim() === "" || isPromptLine(out[out.length - 1] ?? ""))) {
-    out.pop();
-  }
+  const blank = (l: string | undefined) => (l ?? "").trim() === "";
+  while (out.length > 0 && blank(out[out.length - 1])) out.pop();
+  if (keepLast) return out;
+  while (out.length > 0 && (blank(out[out.length - 1]) || isPromptLine(out[out.length - 1] ?? ""))) out.pop();
   return out;
+}
+
+/**
+ * The lines of `input` that read as errors (`isHardErrorLine` in ./generic.ts) and that `reduced` does not show: neither the
+ * line itself (trimmed) nor, for a diagnostic a reducer merged with others (`file:3:1 - error TS2322: msg (×4, also
+ * at …)`), its message from the error word on.
+ */
+export function lostErrorLines(input: readonly string[], reduced: readonly string[]): string[] {
+  const shown = reduced.join("\n");
+  const seen = new Set<string>();
+  return input.filter((line) => {
+    if (!isHardErrorLine(line)) return false;
+    const t = line.trim();
+    if (shown.includes(t)) return false;
+    const at = t.search(/\b(?:error|fatal|panic|FAIL|failed|failure|warning)\b/i);
+    const message = at > 0 ? t.slice(at) : "";
+    if (message.length >= 12 && shown.includes(message)) return false;
+    // Once, however often a live view printed it.
+    if (seen.has(t)) return false;
+    seen.add(t);
+    return true;
+  });
 }
 
 function view(lines: readonly string[]): { unfolded: string[]; tokens: number } {
@@ -114,7 +159,8 @@ function view(lines: readonly string[]): { unfolded: string[]; tokens: number } 
 export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult {
   const stripped = stripControl(raw);
   const rawLineList = toLines(stripped);
-  const lines = stripEchoAndPrompts(rawLineList, options.command);
+  const waiting = options.waiting === true;
+  const lines = stripEchoAndPrompts(rawLineList, options.command, waiting);
   let chosen = view(lines);
   let reducer = "generic";
   // The semantic view replaces the generic one only when its unfolded view is not larger (folding is
@@ -130,6 +176,12 @@ export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult 
       reduced = null; // a reducer bug must never lose the output
     }
     if (reduced === null) continue;
+    // Every line that reads as an error survives a reducer: the ones it dropped follow its view, in order.
+    const lost = lostErrorLines(lines, reduced);
+    if (lost.length > 0) reduced = [...reduced, "", ...lost];
+    // A waiting program's last line (its question) ends the view, whatever the reducer kept.
+    const last = waiting ? lastNonBlank(lines) : null;
+    if (last !== null && lastNonBlank(reduced) !== last) reduced = [...reduced, last];
     const candidate = view(reduced);
     if (candidate.unfolded.length > 0 && candidate.tokens <= chosen.tokens) {
       chosen = candidate;
@@ -151,4 +203,10 @@ export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult 
   const meta = `[aiterm ${options.sessionId}: ${result.lines} lines / ~${result.tokens} tok ` +
     `(raw ${result.rawLines} lines / ~${result.rawTokens} tok); reducer ${reducer}; ${result.hiddenLines} lines hidden]`;
   return { ...result, meta };
+}
+
+/** The last line that holds text, or null. */
+function lastNonBlank(lines: readonly string[]): string | null {
+  for (let i = lines.length - 1; i >= 0; i--) if ((lines[i] ?? "").trim() !== "") return lines[i] ?? null;
+  return null;
 }
