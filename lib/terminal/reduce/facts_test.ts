@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { isErrorLine, isHardErrorLine, stripControl } from "./generic.ts";
 import { reduceNodeTest } from "./js_runners.ts";
-import { lostErrorLines, reduceOutput } from "./mod.ts";
+import { LOST_CHECK_MAX, lostErrorLines, reduceOutput } from "./mod.ts";
 import { condenseBlock } from "./util.ts";
 
 // --- item 6: backspace overstrike ---
@@ -281,4 +281,20 @@ Deno.test("node --test TAP: both sides of each assertion, one stack frame", () =
   assert.ok(out.includes("    2 !== 3"), out.join("\n"));
   assert.ok(out.includes("  at TestContext.<anonymous> (file:///t.test.mjs:3:29)"), out.join("\n"));
   assert.ok(!out.some((l) => /runInAsyncScope|error: \|-|duration_ms/.test(l)), out.join("\n"));
+});
+
+Deno.test("grep's matches that read as errors are matches: its reducer keeps its caps", () => {
+  const hits = Array.from({ length: 400 }, (_, i) => `src/f${i % 4}.ts:${i + 1}:  throw new Error: bad ${i}`);
+  const r = reduceOutput(`$ grep -rn "Error:" src\n${hits.join("\n")}\n$ `, {
+    sessionId: "t1",
+    command: 'grep -rn "Error:" src',
+  });
+  assert.equal(r.reducer, "grep");
+  assert.ok(r.lines < 80, `${r.lines} lines`);
+});
+
+Deno.test("a reducer's view is checked against at most LOST_CHECK_MAX error lines (an error storm stays cheap)", () => {
+  const lines = Array.from({ length: 50_000 }, (_, i) => `src/m${i}.c:1:1: error: e${i} in a long message text`);
+  // The first 200 are shown; of the first LOST_CHECK_MAX checked, the rest are lost; the other 48,000 are not looked at.
+  assert.equal(lostErrorLines(lines, lines.slice(0, 200)).length, LOST_CHECK_MAX - 200);
 });

@@ -128,6 +128,14 @@ export function stripEchoAndPrompts(
   return out;
 }
 
+/** At most this many error lines of one output are checked against a reducer's view. */
+export const LOST_CHECK_MAX = 2000;
+/**
+ * Reducers that show data a command found rather than what it did (grep's matches, git log's commits): a line
+ * there that reads as an error is a match or a message, not the command's error, and their caps stand.
+ */
+const SHOWS_DATA = new Set(["grep", "git-log", "git-diff-stat"]);
+
 /**
  * The lines of `input` that read as errors (`isHardErrorLine` in ./generic.ts) and that `reduced` does not show: neither the
  * line itself (trimmed) nor, for a diagnostic a reducer merged with others (`file:3:1 - error TS2322: msg (×4, also
@@ -135,11 +143,15 @@ export function stripEchoAndPrompts(
  */
 export function lostErrorLines(input: readonly string[], reduced: readonly string[]): string[] {
   const shown = reduced.join("\n");
+  const exact = new Set(reduced.map((l) => l.trim()));
   const seen = new Set<string>();
+  let checked = 0;
   return input.filter((line) => {
-    if (!isHardErrorLine(line)) return false;
+    // Bounded work: past LOST_CHECK_MAX error lines the reducer is trusted (a storm it merged).
+    if (checked >= LOST_CHECK_MAX || !isHardErrorLine(line)) return false;
+    checked++;
     const t = line.trim();
-    if (shown.includes(t)) return false;
+    if (exact.has(t) || shown.includes(t)) return false;
     const at = t.search(/\b(?:error|fatal|panic|FAIL|failed|failure|warning)\b/i);
     const message = at > 0 ? t.slice(at) : "";
     if (message.length >= 12 && shown.includes(message)) return false;
@@ -177,7 +189,7 @@ export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult 
     }
     if (reduced === null) continue;
     // Every line that reads as an error survives a reducer: the ones it dropped follow its view, in order.
-    const lost = lostErrorLines(lines, reduced);
+    const lost = SHOWS_DATA.has(name) ? [] : lostErrorLines(lines, reduced);
     if (lost.length > 0) reduced = [...reduced, "", ...lost];
     // A waiting program's last line (its question) ends the view, whatever the reducer kept.
     const last = waiting ? lastNonBlank(lines) : null;
