@@ -227,9 +227,9 @@ export async function readSession(
   // A session aiterm did not open (a person's, on the same socket) has no log: its plain read is its screen.
   const noLog = !logDir && !input.full && !range && input.cursor == null;
   // A wait that ended on a settled full screen answers with that screen (the log holds its drawing, rows run
-  // together), unless the caller asked for the log's bytes (raw, full, line_range, cursor).
-  const settled = completion?.via === "screen_settled" && !input.screen && !input.full && !range && !input.raw &&
-    input.cursor == null;
+  // together), unless the caller asked for the log's bytes (raw, full, line_range, cursor), or it ended since.
+  const settled = completion?.via === "screen_settled" && !ended && !input.screen && !input.full && !range &&
+    !input.raw && input.cursor == null;
   if (input.screen || noLog || settled) {
     if (ended) {
       throw new AppError("SESSION_ENDED", `Cannot show the screen of session "${id}": it has ended`, {

@@ -3,17 +3,19 @@
  *
  * `reduceOutput(raw, options)` turns raw pane output into a compact view plus a one-line meta
  * summary:
- *  1. `stripControl` (escape sequences, \r overwrites, C0 controls);
+ *  1. `stripControl` (escape sequences, \r and backspace overwrites, C0 controls);
  *  2. when a command is known: the echoed command line is dropped; trailing prompt-only lines are
- *     always dropped;
+ *     dropped, except the last line while the program waits (`waiting`: its question or prompt);
  *  3. a semantic reducer chosen from the command (see classify.ts) condenses the output so that the
- *     verdict survives (counts, failing tests with their messages, errors with file:line); it is
- *     used only if it recognises the output and its unfolded view (step 4) has no more tokens than
- *     the generic unfolded view;
+ *     verdict survives (counts, failing tests with both sides of their assertions, errors with
+ *     file:line); the lines that read as errors which it did not keep follow its view, and while the
+ *     program waits its last line ends it; it is used only if it recognises the output and its
+ *     unfolded view (step 4) has no more tokens than the generic unfolded view;
  *  4. generic steps: blank runs collapsed, runs of ≥3 identical lines shown once as `line  (×N)`;
  *     this is the "unfolded view";
- *  5. when `elide` (default): more than 60 lines → first 30 + one marker line + last 20; the marker
- *     names the hidden 1-based, inclusive line range of the unfolded view, which is exactly
+ *  5. when `elide` (default): more than 60 lines → first 30 + the lines between that read as errors
+ *     (with 1 line before and 2 after, at most 300) + last 20; each hidden run becomes one marker line
+ *     naming its 1-based, inclusive line range of the unfolded view, which is exactly
  *     `reduceOutput(raw, { ...options, elide: false }).text.split("\n")`; lines longer than 2000
  *     UTF-16 units keep their first 1200 and last 600 units around `…[N chars omitted]…`.
  *
