@@ -85,10 +85,12 @@ export class ScreenSettle {
   }
 }
 
-/** The hint of a `screen_settled` verdict: look at the screen and drive it with keys; never C-c. */
+/**
+ * The hint of a `screen_settled` verdict (its read shows the screen, see ./read.ts): drive it with keys; never C-c.
+ */
 export function screenSettledHint(name: string): string {
-  return `${name} shows a full screen and waits for keys; read screen:true, then drive it with pty_key ` +
-    `(or pty_send for text it asks for)`;
+  return `${name} shows a full screen and waits for keys (a wait without raw, full or cursor shows it; screen:true reads it again); drive it ` +
+    `with pty_key (or pty_send for text it asks for)`;
 }
 
 /** The hint of a timeout while a full-screen program kept redrawing (top, watch with a short interval). */

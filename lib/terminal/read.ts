@@ -19,6 +19,7 @@ import {
 } from "./read_page.ts";
 import { reduceOutput, stripControl } from "./reduce/mod.ts";
 import { reduceScreen } from "./screen.ts";
+import { lastLogLine } from "./waiting_line.ts";
 import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
 import type { Terminal } from "./terminal.ts";
 import type { LastSend } from "./last_send.ts";
@@ -347,7 +348,11 @@ async function readHeld(terminal: Terminal, input: ReadInput, options: ReadOptio
 
   // A session aiterm did not open (a person's, on the same socket) has no log: its plain read is its screen.
   const noLog = !logDir && !input.full && !range && input.cursor == null;
-  if (input.screen || noLog) {
+  // A wait that ended on a settled full screen answers with that screen (the log holds its drawing, rows run
+  // together), unless the caller asked for the log's bytes (raw, full, line_range, cursor), or it ended since.
+  const settled = completion?.via === "screen_settled" && !ended && !input.screen && !input.full && !range &&
+    !input.raw && input.cursor == null;
+  if (input.screen || noLog || settled) {
     if (ended) {
       throw new AppError("SESSION_ENDED", `Cannot show the screen of session "${id}": it has ended`, {
         suggestion: "read its log without screen:true",
@@ -358,11 +363,22 @@ async function readHeld(terminal: Terminal, input: ReadInput, options: ReadOptio
     const view = reduceScreen(shot, { sessionId: id, lines: input.lines, raw: input.raw });
     // A long scrollback keeps its newest lines that fit one result.
     const fit = fitTail(view.text, input.budget);
+    // The drawing the screen stands for is read: the cursor moves past it (cursor=<before> full=true shows it), once
+    // the result reached the client.
+    const drawn = settled && logDir ? (await logExtent(logDir, seg)).end : null;
+    if (drawn !== null && h.hold) {
+      const value = { cursor: Math.max(drawn, saved) };
+      await h.hold(() => terminal.hotFiles.putJson(cursorFile, value));
+    }
     const notes = [
       ...(fit.dropped
         ? [`the oldest ${fit.dropped} lines are left out (1 MiB result limit); ask for fewer lines`]
         : []),
-      ...(!input.screen ? ["no log: aiterm did not open this session, so this is its screen"] : []),
+      ...(drawn !== null
+        ? [`the screen it settled on; its drawing in the log: pty_read cursor=${start} full=true`]
+        : !input.screen
+        ? ["no log: aiterm did not open this session, so this is its screen"]
+        : []),
     ];
     return {
       ...base,
@@ -371,8 +387,8 @@ async function readHeld(terminal: Terminal, input: ReadInput, options: ReadOptio
       meta: notes.length ? `${view.meta.slice(0, -1)}; ${notes.join("; ")}]` : view.meta,
       reducer: null,
       cursor: null,
-      next_cursor: null,
-      end: null,
+      next_cursor: drawn,
+      end: drawn,
       has_more: false,
       next_line: null,
       truncated: fit.dropped > 0,
@@ -408,7 +424,17 @@ async function readHeld(terminal: Terminal, input: ReadInput, options: ReadOptio
       input,
       from: input.full ? input.cursor ?? ext.start : start,
       lastSend,
+      waiting: completion !== null && !completion.is_complete,
     });
+  // A program that waits for input always shows what it asks: with nothing new, the line it printed last.
+  const asks = completion?.via === "nested" || completion?.via === "input_prompt";
+  const asked = asks && !range && !input.raw && page.text.trim() === ""
+    ? await lastLogLine(logDir, seg, page.textStart)
+    : null;
+  if (asked !== null) {
+    page.text = asked;
+    page.meta = `[aiterm ${id}: no new output; the line it waits on, printed before cursor ${page.textStart}]`;
+  }
   const { slice, nextCursor } = page;
   if (h.hold) {
     // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read. It moves only once the
@@ -457,6 +483,8 @@ async function readLogPage(o: {
   input: ReadInput;
   from: number;
   lastSend: LastSend | null;
+  /** The program still runs and may wait for input: reduction keeps the last line it printed. */
+  waiting: boolean;
 }): Promise<LogPage> {
   const { input, lastSend } = o;
   const render = (raw: string, textStart: number): Rendered => {
@@ -474,6 +502,7 @@ async function readLogPage(o: {
       sessionId: o.id,
       command: lastSend && lastSend.cursor >= textStart ? lastSend.text : null,
       elide: !input.full,
+      waiting: o.waiting,
     });
     // The fold marker names lines of the unfolded view of exactly this text: full=true from the same
     // cursor reproduces that view.

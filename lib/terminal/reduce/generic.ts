@@ -33,15 +33,18 @@ const CSI_RE = /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]/g;
 // Any other escape: ESC, optional intermediates, one final byte (ESC 7, ESC (B, ESC =, ...).
 // deno-lint-ignore no-control-regex
 const ESC_OTHER_RE = /\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
-// C0 controls except TAB and LF (CR is handled separately), DEL and C1 controls.
+// C0 controls except BS (applied as a cursor move), TAB and LF (CR is handled separately), DEL and C1 controls.
 // deno-lint-ignore no-control-regex
-const CONTROL_RE = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const CONTROL_RE = /[\x00-\x07\x0b-\x1f\x7f-\x9f]/g;
 
-/** Strip terminal control sequences and apply carriage-return overwrites; right-trims every line. */
+/**
+ * The text as the terminal printed it ({@link printedText}), every line right-trimmed: what a model reads. Backspace
+ * overstrike (`N\bN` bold and `_\bN` underline from man and nroff) reads as the plain letter.
+ */
 export function stripControl(text: string): string {
   return withoutEscapes(text)
     .split("\n")
-    .map((line) => lastCarriageSegment(line).replace(CONTROL_RE, "").trimEnd())
+    .map((line) => printedLine(line).trimEnd())
     .join("\n");
 }
 
@@ -50,10 +53,12 @@ export function stripControl(text: string): string {
  * overwrites applied, and trailing spaces kept (the space after a prompt such as `>>> ` or `Password: ` is real).
  */
 export function printedText(text: string): string {
-  return withoutEscapes(text)
-    .split("\n")
-    .map((line) => applyBackspaces(lastCarriageSegment(line)).replace(CONTROL_RE, ""))
-    .join("\n");
+  return withoutEscapes(text).split("\n").map(printedLine).join("\n");
+}
+
+/** One line of {@link printedText}: `\r` and backspace overwrites applied, the other controls removed. */
+function printedLine(line: string): string {
+  return applyBackspaces(lastCarriageSegment(line).replace(CONTROL_RE, ""));
 }
 
 /** CRLF as LF, CHA-to-column-1 as CR, every escape sequence removed. */
@@ -152,21 +157,118 @@ export function foldMarker(from: number, to: number): string {
 /** Result of folding a list of lines. */
 export interface FoldResult {
   lines: string[];
+  /** Lines hidden behind fold markers. */
   hidden: number;
+  /** Fold marker lines. */
+  folds: number;
+}
+
+/** Lines of context kept before a line that reads as an error inside a folded part. */
+export const ERROR_CONTEXT_BEFORE = 1;
+/** Lines of context kept after a line that reads as an error inside a folded part. */
+export const ERROR_CONTEXT_AFTER = 2;
+/**
+ * At most this many lines (error lines and their context) are kept inside a folded part: an output that is errors
+ * from end to end (a grep for "error" over a tree) still folds. Past it, the fold markers say what is hidden.
+ */
+export const ERROR_KEEP_MAX = 300;
+
+// What reads as an error: a keyword with a colon or bang after it (error:, Error:, TypeError:, error[E0308]:, fatal:,
+// panic:, npm ERR!), tsc's `error TS2322`, apt's `E: `, a Python traceback, and the messages of a program that died or
+// could not start or link.
+const HARD_ERROR_RES: readonly RegExp[] = [
+  /(?:error|exception)\s*(?:\[[^\]]*\])?\s*[:!]/i,
+  /\berror\s+[A-Z]+\d+\b/, // tsc's `error TS2322`, C#'s `error CS0103`
+  /\b(?:fatal|panic|critical)(?:\[[^\]]*\])?:/i,
+  /\bERR!/,
+  /^\s*(?:E|F):\s/,
+  /^Traceback \(most recent call last\)/,
+  /\b(?:Segmentation fault|core dumped|command not found|No such file or directory|Permission denied)\b/,
+  /\b(?:undefined reference to|cannot find -l|ld returned \d+ exit status)/,
+];
+// What reads as a failure: the failure words of test runners and builds (their reducers report these their own way).
+const FAILURE_RES: readonly RegExp[] = [
+  /\b\d+ errors?\b/,
+  /\b(?:FAIL|FAILED|FAILURE|ERROR|FATAL)\b/,
+  /\b(?:failed|failure)\b/i,
+  /^\s*(?:[✖✗✘×]|not ok \d+)\s/,
+  /\bAborted\b/,
+];
+// ... unless it counts no errors (`0 errors`, `no failures`, `0 failed`).
+const NO_ERROR_RE = /\b(?:0|no|zero)\s+(?:errors?|failures?|failed)\b/gi;
+
+// A YAML key that only opens a block (TAP's `error: |-`) says nothing itself.
+const YAML_BLOCK_KEY_RE = /^\s*[\w-]+:\s*[|>][-+]?$/;
+
+function matchesAny(line: string, res: readonly RegExp[]): boolean {
+  if (line.trim() === "" || line.length > LONG_LINE_LIMIT * 4 || YAML_BLOCK_KEY_RE.test(line)) return false;
+  // A count of none is not an error, unless the line also reports one (`0 passed, 2 failed`).
+  const t = line.replace(NO_ERROR_RE, "");
+  return res.some((re) => re.test(t));
+}
+
+/** True for a line that reads as an error or a failure (kept wherever it stands when an output is folded). */
+export function isErrorLine(line: string): boolean {
+  return matchesAny(line, HARD_ERROR_RES) || matchesAny(line, FAILURE_RES);
 }
 
 /**
- * Keep the first FOLD_HEAD and last FOLD_TAIL lines of outputs longer than FOLD_THRESHOLD lines,
- * with one marker line in between naming the hidden 1-based line range of the unfolded view.
+ * True for a line that reads as an error (not merely a test or build failure word): no semantic reducer may drop
+ * one ({@link isErrorLine} is the wider rule the fold keeps).
+ */
+export function isHardErrorLine(line: string): boolean {
+  return matchesAny(line, HARD_ERROR_RES);
+}
+
+/**
+ * Keep the first FOLD_HEAD and last FOLD_TAIL lines of outputs longer than FOLD_THRESHOLD lines, and
+ * every line between them that reads as an error ({@link isErrorLine}) with ERROR_CONTEXT_BEFORE and
+ * ERROR_CONTEXT_AFTER lines around it; each hidden run becomes one marker line naming its 1-based
+ * line range of the unfolded view.
  */
 export function foldLines(lines: readonly string[]): FoldResult {
-  if (lines.length <= FOLD_THRESHOLD) return { lines: [...lines], hidden: 0 };
-  const from = FOLD_HEAD + 1;
-  const to = lines.length - FOLD_TAIL;
-  return {
-    lines: [...lines.slice(0, FOLD_HEAD), foldMarker(from, to), ...lines.slice(to)],
-    hidden: to - from + 1,
-  };
+  if (lines.length <= FOLD_THRESHOLD) return { lines: [...lines], hidden: 0, folds: 0 };
+  const tailFrom = lines.length - FOLD_TAIL;
+  const keep = new Uint8Array(lines.length);
+  keep.fill(1, 0, FOLD_HEAD);
+  keep.fill(1, tailFrom);
+  let kept = 0;
+  for (let i = FOLD_HEAD; i < tailFrom && kept < ERROR_KEEP_MAX; i++) {
+    if (!isErrorLine(lines[i] ?? "")) continue;
+    const to = Math.min(tailFrom, i + ERROR_CONTEXT_AFTER + 1);
+    for (let k = Math.max(FOLD_HEAD, i - ERROR_CONTEXT_BEFORE); k < to && kept < ERROR_KEEP_MAX; k++) {
+      if (keep[k] === 0) kept++;
+      keep[k] = 1;
+    }
+  }
+  // A hidden run of one or two lines costs no more than its marker: show it.
+  for (let i = FOLD_HEAD; i < tailFrom;) {
+    if (keep[i] === 1) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < tailFrom && keep[j] === 0) j++;
+    if (j - i < 3) keep.fill(1, i, j);
+    i = j;
+  }
+  const out: string[] = [];
+  let hidden = 0;
+  let folds = 0;
+  for (let i = 0; i < lines.length;) {
+    if (keep[i] === 1) {
+      out.push(lines[i] ?? "");
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < lines.length && keep[j] === 0) j++;
+    out.push(foldMarker(i + 1, j));
+    hidden += j - i;
+    folds++;
+    i = j;
+  }
+  return { lines: out, hidden, folds };
 }
 
 /** Fold one line longer than LONG_LINE_LIMIT UTF-16 units to head + marker + tail, keeping surrogate pairs whole. */
@@ -195,7 +297,7 @@ export function normalizeLines(lines: readonly string[]): string[] {
 
 /** Apply folding (when `elide`) to an unfolded view: long outputs first, then long lines. */
 export function elideLines(view: readonly string[], elide: boolean): FoldResult {
-  if (!elide) return { lines: [...view], hidden: 0 };
+  if (!elide) return { lines: [...view], hidden: 0, folds: 0 };
   const folded = foldLines(view);
-  return { lines: folded.lines.map(foldLongLine), hidden: folded.hidden };
+  return { ...folded, lines: folded.lines.map(foldLongLine) };
 }

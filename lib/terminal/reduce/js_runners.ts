@@ -71,8 +71,9 @@ export function reduceNodeTest(lines: readonly string[]): string[] | null {
       const prev = lines[i - 1] ?? "";
       if (/^test at /.test(prev)) out.push(prev);
       out.push(line);
-      const body = lines.slice(i + 1, end).filter((l) =>
-        !/^\s+(generatedMessage|code|operator|failureType|stack):/.test(l) && !/^\s*[{}]\s*$/.test(l) &&
+      const body = withoutTapStack(lines.slice(i + 1, end)).filter((l) =>
+        !/^\s+(generatedMessage|code|operator|failureType|stack|duration_ms):/.test(l) && !/^\s*[{}]\s*$/.test(l) &&
+        !/^\s+(error: [|>]-?|name: '\w*Error')$/.test(l) &&
         !/^\s*(---|\.\.\.)$/.test(l)
       );
       out.push(...condenseBlock(body, 5));
@@ -96,6 +97,18 @@ export function reduceNodeTest(lines: readonly string[]): string[] | null {
     return [...rest, "", ...summary];
   }
   return out;
+}
+
+/** A TAP YAML block's `stack: |-` and the frames under it become one `at <first frame>` line. */
+function withoutTapStack(body: readonly string[]): string[] {
+  const at = body.findIndex((l) => /^\s+stack: [|>]-?$/.test(l));
+  if (at < 0) return [...body];
+  const indent = (body[at] ?? "").search(/\S/);
+  let end = at + 1;
+  while (end < body.length && (body[end] ?? "").search(/\S/) > indent) end++;
+  const first = (body[at + 1] ?? "").trim();
+  const frame = end > at + 1 && first !== "" ? [`${" ".repeat(indent)}at ${first}`] : [];
+  return [...body.slice(0, at), ...frame, ...body.slice(end)];
 }
 
 const JEST_SUMMARY_RE = /^(Test Suites|Tests|Snapshots|Time):\s/;
@@ -159,7 +172,7 @@ export function reduceVitest(lines: readonly string[]): string[] | null {
       if (/^ FAIL {2}/.test(line)) {
         let end = i + 1;
         while (end < filesAt && !/^ FAIL {2}/.test(lines[end] ?? "") && !/⎯{5,}/.test(lines[end] ?? "")) end++;
-        const body = lines.slice(i + 1, end).filter((l) =>
+        const body = withoutTapStack(lines.slice(i + 1, end)).filter((l) =>
           !/^\s*\d+\|/.test(l) && !/^\s*[-+] (Expected|Received)/.test(l)
         );
         out.push("", line.trim(), ...condenseBlock(body, 5).map((l) => `  ${l.trim()}`));

@@ -3,17 +3,19 @@
  *
  * `reduceOutput(raw, options)` turns raw pane output into a compact view plus a one-line meta
  * summary:
- *  1. `stripControl` (escape sequences, \r overwrites, C0 controls);
+ *  1. `stripControl` (escape sequences, \r and backspace overwrites, C0 controls);
  *  2. when a command is known: the echoed command line is dropped; trailing prompt-only lines are
- *     always dropped;
+ *     dropped, except the last line while the program waits (`waiting`: its question or prompt);
  *  3. a semantic reducer chosen from the command (see classify.ts) condenses the output so that the
- *     verdict survives (counts, failing tests with their messages, errors with file:line); it is
- *     used only if it recognises the output and its unfolded view (step 4) has no more tokens than
- *     the generic unfolded view;
+ *     verdict survives (counts, failing tests with both sides of their assertions, errors with
+ *     file:line); the lines that read as errors which it did not keep follow its view, and while the
+ *     program waits its last line ends it; it is used only if it recognises the output and its
+ *     unfolded view (step 4) has no more tokens than the generic unfolded view;
  *  4. generic steps: blank runs collapsed, runs of ≥3 identical lines shown once as `line  (×N)`;
  *     this is the "unfolded view";
- *  5. when `elide` (default): more than 60 lines → first 30 + one marker line + last 20; the marker
- *     names the hidden 1-based, inclusive line range of the unfolded view, which is exactly
+ *  5. when `elide` (default): more than 60 lines → first 30 + the lines between that read as errors
+ *     (with 1 line before and 2 after, at most 300) + last 20; each hidden run becomes one marker line
+ *     naming its 1-based, inclusive line range of the unfolded view, which is exactly
  *     `reduceOutput(raw, { ...options, elide: false }).text.split("\n")`; lines longer than 2000
  *     UTF-16 units keep their first 1200 and last 600 units around `…[N chars omitted]…`.
  *
@@ -23,7 +25,7 @@
 
 import { BUILD_REDUCERS } from "./builds.ts";
 import { classifyCommand } from "./classify.ts";
-import { elideLines, estimateTokens, normalizeLines, stripControl, toLines } from "./generic.ts";
+import { elideLines, estimateTokens, isHardErrorLine, normalizeLines, stripControl, toLines } from "./generic.ts";
 import { GIT_REDUCERS } from "./git.ts";
 import { reduceGrep } from "./grep.ts";
 import { INSTALL_REDUCERS } from "./installs.ts";
@@ -31,7 +33,15 @@ import { JS_RUNNERS } from "./js_runners.ts";
 import { OTHER_RUNNERS } from "./test_runners.ts";
 import type { Reducer } from "./util.ts";
 
-export { estimateTokens, printedText, repeatMarker, stripControl, toLines } from "./generic.ts";
+export {
+  estimateTokens,
+  isErrorLine,
+  isHardErrorLine,
+  printedText,
+  repeatMarker,
+  stripControl,
+  toLines,
+} from "./generic.ts";
 export { classifyCommand } from "./classify.ts";
 
 /** Options of reduceOutput. */
@@ -42,6 +52,12 @@ export interface ReduceOptions {
   command?: string | null;
   /** Fold long outputs and long lines (default true). false = exact lines (used for line_range). */
   elide?: boolean;
+  /**
+   * The program is still there and waiting (the read ended `nested`, `input_prompt` or `timeout`): the last line it
+   * printed is its question or prompt (`Do you want to continue? [Y/n]`, a remote `user@host:~$`), so it is never
+   * dropped, neither as a trailing prompt nor by a reducer; it ends the text.
+   */
+  waiting?: boolean;
 }
 
 /** Result of reduceOutput. */
@@ -83,8 +99,16 @@ export function isPromptLine(line: string): boolean {
   return t !== "" && PROMPT_RES.some((re) => re.test(t));
 }
 
-/** Drop the echoed command line (searched in the first 3 non-blank lines) and trailing prompt-only lines. */
-export function stripEchoAndPrompts(lines: readonly string[], command: string | null | undefined): string[] {
+/**
+ * Drop the echoed command line (searched in the first 3 non-blank lines) and trailing prompt-only lines; with
+ * `keepLast`, the last non-blank line stays even when it is a prompt (a waiting program's prompt, see
+ * {@link ReduceOptions.waiting}).
+ */
+export function stripEchoAndPrompts(
+  lines: readonly string[],
+  command: string | null | undefined,
+  keepLast = false,
+): string[] {
   let out = [...lines];
   const cmd = command?.trim() ?? "";
   if (cmd !== "") {
@@ -99,10 +123,45 @@ export function stripEchoAndPrompts(lines: readonly string[], command: string | 
       }
     }
   }
-  while (out.length > 0 && ((out[out.length - 1] ?? "").trim() === "" || isPromptLine(out[out.length - 1] ?? ""))) {
-    out.pop();
-  }
+  const blank = (l: string | undefined) => (l ?? "").trim() === "";
+  while (out.length > 0 && blank(out[out.length - 1])) out.pop();
+  if (keepLast) return out;
+  while (out.length > 0 && (blank(out[out.length - 1]) || isPromptLine(out[out.length - 1] ?? ""))) out.pop();
   return out;
+}
+
+/** At most this many error lines of one output are checked against a reducer's view. */
+export const LOST_CHECK_MAX = 2000;
+/**
+ * Reducers that show data a command found rather than what it did (grep's matches, git log's commits): a line
+ * there that reads as an error is a match or a message, not the command's error, and their caps stand.
+ */
+const SHOWS_DATA = new Set(["grep", "git-log", "git-diff-stat"]);
+
+/**
+ * The lines of `input` that read as errors (`isHardErrorLine` in ./generic.ts) and that `reduced` does not show: neither the
+ * line itself (trimmed) nor, for a diagnostic a reducer merged with others (`file:3:1 - error TS2322: msg (×4, also
+ * at …)`), its message from the error word on.
+ */
+export function lostErrorLines(input: readonly string[], reduced: readonly string[]): string[] {
+  const shown = reduced.join("\n");
+  const exact = new Set(reduced.map((l) => l.trim()));
+  const seen = new Set<string>();
+  let checked = 0;
+  return input.filter((line) => {
+    // Bounded work: past LOST_CHECK_MAX error lines the reducer is trusted (a storm it merged).
+    if (checked >= LOST_CHECK_MAX || !isHardErrorLine(line)) return false;
+    checked++;
+    const t = line.trim();
+    if (exact.has(t) || shown.includes(t)) return false;
+    const at = t.search(/\b(?:error|fatal|panic|FAIL|failed|failure|warning)\b/i);
+    const message = at > 0 ? t.slice(at) : "";
+    if (message.length >= 12 && shown.includes(message)) return false;
+    // Once, however often a live view printed it.
+    if (seen.has(t)) return false;
+    seen.add(t);
+    return true;
+  });
 }
 
 function view(lines: readonly string[]): { unfolded: string[]; tokens: number } {
@@ -114,7 +173,8 @@ function view(lines: readonly string[]): { unfolded: string[]; tokens: number } 
 export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult {
   const stripped = stripControl(raw);
   const rawLineList = toLines(stripped);
-  const lines = stripEchoAndPrompts(rawLineList, options.command);
+  const waiting = options.waiting === true;
+  const lines = stripEchoAndPrompts(rawLineList, options.command, waiting);
   let chosen = view(lines);
   let reducer = "generic";
   // The semantic view replaces the generic one only when its unfolded view is not larger (folding is
@@ -130,6 +190,12 @@ export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult 
       reduced = null; // a reducer bug must never lose the output
     }
     if (reduced === null) continue;
+    // Every line that reads as an error survives a reducer: the ones it dropped follow its view, in order.
+    const lost = SHOWS_DATA.has(name) ? [] : lostErrorLines(lines, reduced);
+    if (lost.length > 0) reduced = [...reduced, "", ...lost];
+    // A waiting program's last line (its question) ends the view, whatever the reducer kept.
+    const last = waiting ? lastNonBlank(lines) : null;
+    if (last !== null && lastNonBlank(reduced) !== last) reduced = [...reduced, last];
     const candidate = view(reduced);
     if (candidate.unfolded.length > 0 && candidate.tokens <= chosen.tokens) {
       chosen = candidate;
@@ -151,4 +217,10 @@ export function reduceOutput(raw: string, options: ReduceOptions): ReduceResult 
   const meta = `[aiterm ${options.sessionId}: ${result.lines} lines / ~${result.tokens} tok ` +
     `(raw ${result.rawLines} lines / ~${result.rawTokens} tok); reducer ${reducer}; ${result.hiddenLines} lines hidden]`;
   return { ...result, meta };
+}
+
+/** The last line that holds text, or null. */
+function lastNonBlank(lines: readonly string[]): string | null {
+  for (let i = lines.length - 1; i >= 0; i--) if ((lines[i] ?? "").trim() !== "") return lines[i] ?? null;
+  return null;
 }
