@@ -51,22 +51,19 @@ try {
     name: "pty_send",
     arguments: { session_id: id, text: script },
   }) as CallToolResult;
-  step("pty_send (a 6-line script)", text(sent));
+  // One call per command: the send waits for the script and returns its verdict and output (docs/terminals.md).
+  step("pty_send (a 6-line script; it waits and returns the output)", text(sent));
 
-  const hasRead = tools.tools.some((t) => t.name === "pty_read");
-  if (hasRead) {
-    const read = await client.callTool({
-      name: "pty_read",
-      arguments: { session_id: id, wait: true, timeout: 10 },
-    }) as CallToolResult;
-    step("pty_read (wait:true)", text(read));
-  } else {
-    await new Promise((r) => setTimeout(r, 500));
-    const cap = new Deno.Command("tmux", {
-      args: ["-S", `${stateDir}/tmux.sock`, "capture-pane", "-p", "-t", `=${id}:`],
-    })
-      .outputSync();
-    step("screen (capture-pane)", new TextDecoder().decode(cap.stdout).trimEnd());
+  const slow = await client.callTool({
+    name: "pty_send",
+    arguments: { session_id: id, text: "echo started; sleep 2; echo finished", timeout: 1 },
+  }) as CallToolResult;
+  step("pty_send (timeout 1 s: still running, it names the next call)", text(slow));
+  const next = (slow.structuredContent as { next_call?: { tool: string; arguments: Record<string, unknown> } })
+    .next_call;
+  if (next) {
+    const rest = await client.callTool({ name: next.tool, arguments: next.arguments }) as CallToolResult;
+    step(`${next.tool} (the next_call it named)`, text(rest));
   }
 
   const close = await client.callTool({ name: "pty_close", arguments: { session_id: id } }) as CallToolResult;

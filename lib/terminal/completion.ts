@@ -317,7 +317,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
         exit_status: null,
         hint: fullScreenName || pane.alternateOn
           ? screenBusyHint(fullScreenName ?? pane.currentCommand)
-          : "still running; read again with wait:true, or press C-c with pty_key",
+          : "still running: make next_call to wait for the rest, or press C-c with pty_key to stop it",
       });
     }
     if (spec.progress && t - lastProgress >= 1000) {
