@@ -90,8 +90,9 @@ export function receiptGuidance(parent: ParentCall | undefined, r: GuidedReceipt
 /** The server instructions for the calling client (its integration's words; undefined: any other client). */
 export function serverInstructions(parent: ParentCall | undefined, os: typeof Deno.build.os): string {
   const base =
-    "aiterm gives you persistent terminals (tmux sessions that survive restarts). pty_open a session, pty_send text, " +
-    "pty_read the output, pty_key for control keys, pty_close when done. A human can watch with the attach command " +
+    "aiterm gives you persistent terminals (tmux sessions that survive restarts). pty_open a session; pty_send a " +
+    "command and its result carries the output (still running: make its next_call); pty_read for more, pty_key for " +
+    "control keys, pty_close when done. A human can watch with the attach command " +
     "in the pty_open receipt. Coding agents: agent_launch starts one, pty_send gives it turns; every agent receipt's " +
     "`next` says what to do.";
   const waiter = os === "windows"
