@@ -1,6 +1,6 @@
 import { assertEquals } from "../../../tests/helpers/assert.ts";
-import { type DeliveryNotice, type DeliveryRecord, type DeliveryStore } from "../../../lib/state/mod.ts";
-import { deliveryRecord, makeReady, tempParentStore } from "./parent_test_kit.ts";
+import { type DeliveryRecord } from "../../../lib/state/mod.ts";
+import { addNotice, deliveryRecord, makeReady, tempParentStore } from "./parent_test_kit.ts";
 import { type DeliveryReceiver, receiveDelivery } from "./receive.ts";
 
 const KIND = "cursor";
@@ -62,30 +62,6 @@ Deno.test("receiveDelivery(): a wait past its budget, or aborted, fails the deli
     20,
   );
 });
-
-/** Adds a ready notice to a record, as the server does when the child's turn stops on a dialog. */
-async function addNotice(store: DeliveryStore, rec: DeliveryRecord, text: string): Promise<number> {
-  let n = 0;
-  await store.update(KIND, rec.delivery_id, (r) => {
-    n = (r.notices?.at(-1)?.n ?? 0) + 1;
-    const notice: DeliveryNotice = {
-      n,
-      reason: "approval_required",
-      digest: null,
-      text,
-      state: "ready",
-      received_by: null,
-      queued_submission_id: null,
-      error_code: null,
-      seen_at_ms: Date.now(),
-      ready_at_ms: Date.now(),
-      handed_at_ms: null,
-      ended_at_ms: null,
-    };
-    return { ...r, notices: [...(r.notices ?? []), notice] };
-  });
-  return n;
-}
 
 Deno.test("receiveDelivery(): a notice is handed over once, before the answer, with the notice code", async () => {
   await using store = await tempParentStore();
