@@ -60,11 +60,15 @@ const allText = (r: RecordedRequest): string => {
   return textsOf(b.messages ?? b.input);
 };
 
-/** The newest user-role message (Anthropic `messages`, Responses `input`). */
+/**
+ * The user-role message a request was made for: the newest item of `messages` / `input` when it is one
+ * (only `role:"system"` items may follow it, as Claude Code adds); "" for a request made for a tool result.
+ */
 function lastUser(r: RecordedRequest): string {
   const b = bodyOf(r);
   const list = (b.messages ?? b.input ?? []) as { role?: string }[];
-  return textsOf(list.findLast((m) => m.role === "user"));
+  const at = list.findLastIndex((m) => m.role !== "system");
+  return list[at]?.role === "user" ? textsOf(list[at]) : "";
 }
 
 /** The cache this test runs with, so hook and server processes start warm under the throwaway HOME. */
