@@ -490,7 +490,8 @@ export class ParentDeliveryManager {
     const first = await this.store.read(kind, id);
     if (!first || first.state !== "waiting" || !access.stuck) return;
     const seenAt = Date.now();
-    const view = await access.stuck(first.child);
+    // A look that fails (the tmux server went away) is no evidence: the turn wait decides what happened.
+    const view = await access.stuck(first.child).catch(() => null);
     if (!view) return;
     const key = stuckKey(view);
     const last = first.notices?.at(-1);

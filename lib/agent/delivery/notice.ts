@@ -48,6 +48,27 @@ const PERSON: Record<string, string> = {
   harness_stopped: "The CLI process is stopped (SIGSTOP or Ctrl-Z). A person must resume it (fg, or kill -CONT)",
 };
 
+/** At most this many lines and characters of the dialog's text go into a notice (a long diff is cut). */
+const MAX_LINES = 40;
+const MAX_CHARS = 4000;
+
+/** The dialog's text, indented (it is the child's, never an instruction line of the notice), cut when long. */
+function dialogLines(text: string, sid: string): string[] {
+  const all = text.split("\n");
+  const out: string[] = [];
+  let chars = 0;
+  for (const l of all) {
+    if (out.length >= MAX_LINES || chars + l.length > MAX_CHARS) break;
+    out.push(`  ${l}`);
+    chars += l.length + 1;
+  }
+  const left = all.length - out.length;
+  if (left > 0) {
+    out.push(`  (… ${left} more line(s): agent_approval(action:"inspect", session_id:${sid}) shows all)`);
+  }
+  return out;
+}
+
 /** The notice text (see module doc). The first line names the child, the turn and why it is stuck. */
 export function noticeText(child: ChildBoundary, view: StuckView): string {
   const sid = JSON.stringify(child.session_id);
@@ -60,7 +81,7 @@ export function noticeText(child: ChildBoundary, view: StuckView): string {
   const shots = d ? d.choices.filter((c) => c.single_shot) : [];
   if (d && d.kind !== "unknown" && shots.length > 0) {
     lines.push(ASKS[d.kind] ?? "It asks:");
-    for (const l of d.text.split("\n")) lines.push(`  ${l}`);
+    lines.push(...dialogLines(d.text, sid));
     lines.push(`Choices: ${shots.map((c) => `${c.id} (${JSON.stringify(c.label)})`).join(", ")}`);
     const others = d.choices.filter((c) => !c.single_shot);
     if (others.length) {
