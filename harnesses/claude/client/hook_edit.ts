@@ -10,11 +10,12 @@ export const CLAUDE_HOOK_MATCHER =
   "^mcp__.+__(pty_send|agent_launch|claude_agent|codex_agent|grok_agent|cursor_agent)$";
 
 /**
- * PostToolUse: those, plus `agent_approval`, whose own PostToolUse brings the answer of a child that
- * stopped on a dialog after the dispatch's hook already carried the notice (Claude runs each once).
+ * PostToolUse: those, plus `agent_approval` (and its alias `claude_approval`), whose own PostToolUse brings
+ * the answer of a child that stopped on a dialog after the dispatch's hook already carried the notice
+ * (Claude runs each once).
  */
 export const CLAUDE_POST_MATCHER =
-  "^mcp__.+__(pty_send|agent_launch|claude_agent|codex_agent|grok_agent|cursor_agent|agent_approval)$";
+  "^mcp__.+__(pty_send|agent_launch|claude_agent|codex_agent|grok_agent|cursor_agent|agent_approval|claude_approval)$";
 
 /** The `aiterm-mcp hook <name>` names installed into Claude Code (a fixed contract with the handlers). */
 export const CLAUDE_HOOK_NAMES = [

@@ -128,7 +128,7 @@ export async function claudePostToolUse(
     const tool = nonEmpty(input?.tool_name);
     const args = input?.tool_input as Record<string, unknown> | undefined;
     const child = nonEmpty(args?.session_id);
-    if (!tool || !/__agent_approval$/.test(tool) || !child) return 0;
+    if (!tool || !/__(agent|claude)_approval$/.test(tool) || !child) return 0;
     return await carry(input, ctx, "claude_agent_approval", (s) => s === child, options);
   }
   const store = ctx.store.withPrefix(index.prefix ?? "");

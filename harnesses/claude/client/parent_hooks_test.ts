@@ -160,6 +160,14 @@ const approvalInput = (toolUseId: string, conversation: string, child: string) =
 Deno.test("claude: the dispatch's PostToolUse carries the notice; agent_approval's PostToolUse then carries the answer", async () => {
   await using store = await tempParentStore();
   const rec = await claudeDelivery(store);
+  // A tool that is not an approval carries nothing.
+  const observe = JSON.stringify({
+    session_id: "conv-1",
+    tool_name: "mcp__aiterm__pty_observe",
+    tool_input: { session_id: "child" },
+    tool_use_id: "toolu_o",
+  });
+  assertEquals(await claudePostToolUse(observe, collectingContext(store).ctx), 0);
   // Before any notice was handed, agent_approval's hook has nothing to carry (the dispatch's hook still waits).
   const early = collectingContext(store);
   assertEquals(await claudePostToolUse(approvalInput("toolu_a0", "conv-1", "child"), early.ctx), 0);
