@@ -363,3 +363,64 @@ Deno.test(
     assert(n.queued_submission_id, "the notice's queue id is kept");
   },
 );
+
+Deno.test(
+  "a server killed during a blocking episode: the next one takes over without repeating the notice; the answer comes once",
+  opts,
+  async () => {
+    await using t = await childEnv();
+    await installClaudeParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
+    const first = await connect(t.env, "claude-code");
+    const pre = await startProcess(t, ["hook", "claude-pre-tool-use"], {
+      session_id: "conv-r",
+      hook_event_name: "PreToolUse",
+      tool_name: "mcp__aiterm__agent_launch",
+      tool_input: {},
+      tool_use_id: "toolu_R1",
+    }).done;
+    assertEquals(pre.code, 0, pre.stderr);
+    const l = await callAs(first, "agent_launch", {
+      harness: "claude-code",
+      cwd: `${t.root}/proj`,
+      trust_project: true,
+      prompt: "PERM restart notice task",
+    }, { "claudecode/toolUseId": "toolu_R1" });
+    assert(l.ok?.parent_delivery, l.text);
+    const id = l.ok.parent_delivery.delivery_id;
+    const n1 = await startProcess(t, ["hook", "claude-post-tool-use"], {
+      session_id: "conv-r",
+      hook_event_name: "PostToolUse",
+      tool_name: "mcp__aiterm__agent_launch",
+      tool_use_id: "toolu_R1",
+    }).done;
+    assertEquals(n1.code, 2, n1.stderr);
+    assertStringIncludes(n1.stderr, "blocked (approval_required)");
+    Deno.kill(first.pid, "SIGKILL");
+    await first.close();
+    // The dialog is still shown; a new server takes the delivery over and watches the same episode.
+    await using second = await connect(t.env, "claude-code");
+    await second.ok("diagnostics", {});
+    await eventually(
+      async () => ((await record(t, "claude-parent-deliveries", id)).owner as { pid: number }).pid === second.pid,
+      20_000,
+      "taken over",
+    );
+    await new Promise((r) => setTimeout(r, 3000));
+    assertEquals(((await record(t, "claude-parent-deliveries", id)).notices as Notice[]).length, 1, "not repeated");
+    const carrier = startProcess(t, ["hook", "claude-stop"], { session_id: "conv-r", hook_event_name: "Stop" });
+    try {
+      const a = await callAs(second, "agent_approval", callFrom(n1.stderr), { "claudecode/toolUseId": "toolu_RA" });
+      assertMatch(String(a.sc.status), /^submitted(_unconfirmed)?$/, a.text);
+      const r = await carrier.done;
+      assertEquals(r.code, 2, r.stderr);
+      assertStringIncludes(r.stderr, "ANSWER(PERM restart notice task)");
+      const rec = await record(t, "claude-parent-deliveries", id);
+      assertEquals([rec.state, rec.received_by], ["submitted", "claude_stop"]);
+      const notices = rec.notices as Notice[];
+      assertEquals(notices.map((n) => n.state), ["submitted"]);
+      assert(notices[0]!.ended_at_ms !== null, "the new server saw the episode end");
+    } finally {
+      carrier.kill();
+    }
+  },
+);

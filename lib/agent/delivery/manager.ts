@@ -73,8 +73,10 @@ export interface DeliveryDeps extends AgentDeps {
 }
 
 const OBSERVE_SLICE_MS = 600_000;
-/** How often a blocking episode is looked at until it ends. */
+/** How often a blocking episode is looked at until it ends (after EPISODE_SLOW_AFTER_MS, every EPISODE_SLOW_TICK_MS). */
 const EPISODE_TICK_MS = 300;
+const EPISODE_SLOW_AFTER_MS = 10_000;
+const EPISODE_SLOW_TICK_MS = 1000;
 /** A dialog must be gone this long before its episode ends (one redraw is not an answer). */
 const EPISODE_END_MS = 1000;
 /** How long a new request waits for the previous one's answer to be recorded (then DELIVERY_PREVIOUS_PENDING). */
@@ -482,8 +484,8 @@ export class ParentDeliveryManager {
   /**
    * One blocking episode of the child (the waiter confirmed it is stuck): a notice for it unless the
    * last notice is for this same episode (same reason and dialog, never seen to end: e.g. after a
-   * restart), then a look every EPISODE_TICK_MS until it ends: nothing stuck, or something else, for
-   * EPISODE_END_MS. A notice nobody took by then expires (it is never sent late).
+   * restart), then a look every EPISODE_TICK_MS (later EPISODE_SLOW_TICK_MS) until it ends: nothing
+   * stuck, or something else, for EPISODE_END_MS. A notice nobody took by then expires (it is never sent late).
    */
   async #episode(kind: ParentKind, id: string): Promise<void> {
     const access = this.#access;
@@ -523,8 +525,11 @@ export class ParentDeliveryManager {
       if (this.#parents.get(kind)?.push) await this.#pushNotice(kind, id, current);
     }
     let goneSince: number | null = null;
+    const since = Date.now();
     for (;;) {
-      await new Promise((r) => setTimeout(r, EPISODE_TICK_MS));
+      // A dialog left for long is looked at less often (each look reads the screen and the dialog).
+      const tick = Date.now() - since > EPISODE_SLOW_AFTER_MS ? EPISODE_SLOW_TICK_MS : EPISODE_TICK_MS;
+      await new Promise((r) => setTimeout(r, tick));
       const rec = await this.store.read(kind, id);
       if (!rec || rec.state !== "waiting" || !sameOwner(rec, this.#owner)) return;
       const now = await access.stuck(rec.child).catch(() => null);
