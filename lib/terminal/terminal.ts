@@ -26,7 +26,7 @@ import {
   sweepScratch,
 } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession, PasteIfReady, ProcStat } from "../../platform/mod.ts";
-import { assertInputSize, utf8Chunks } from "./chunks.ts";
+import { assertInputSize } from "./chunks.ts";
 import { resolveKey } from "./keys.ts";
 import { decideMark } from "./mark_target.ts";
 import { watchLog } from "./log_watch.ts";
@@ -144,7 +144,8 @@ interface SendPlan {
   markProcess: { pid: number; start: string | null } | null;
   /** The text answers a password prompt (echo off): it is not recorded as the last command. */
   secret: boolean;
-  chunks: Uint8Array[];
+  /** What is typed (UTF-8). */
+  payload: string;
   /** Planned from remembered pane facts (see Terminal.#paneFacts): typed with Multiplexer.pasteIfReady. */
   remembered: boolean;
   /** Typed at the session's own shell (not at a program it runs). */
@@ -248,7 +249,7 @@ export class Terminal {
    */
   async typeExact(id: string, input: { paste: string; bracketed: boolean } | { keys: string[] }): Promise<void> {
     if ("keys" in input) await this.#mux.sendKeys(id, input.keys);
-    else await this.#mux.pasteText(id, utf8Chunks(input.paste), input.bracketed ? { bracketed: true } : {});
+    else await this.#mux.pasteText(id, input.paste, input.bracketed ? { bracketed: true } : {});
   }
 
   /** The command a human runs to attach to a session. */
@@ -771,8 +772,8 @@ export class Terminal {
     const options = { exact: raw, keysAfter: enter ? ["Enter"] : [] };
     const remembered = plan.remembered && this.#mux.pasteIfReady !== undefined;
     const pasting: Promise<PasteIfReady> = remembered
-      ? this.#mux.pasteIfReady!(id, plan.chunks, options)
-      : this.#mux.pasteText(id, plan.chunks, options).then(() => "typed" as const);
+      ? this.#mux.pasteIfReady!(id, plan.payload, options)
+      : this.#mux.pasteText(id, plan.payload, options).then(() => "typed" as const);
     // The record is written while tmux types (the paste's line is on its way), and put in place once it typed.
     const record = this.hotFiles.stageJson(this.#layout.sessionLastCommand(id), last);
     let r: PasteIfReady;
@@ -902,7 +903,7 @@ export class Terminal {
       suffix,
       markProcess,
       secret,
-      chunks: utf8Chunks(payload),
+      payload,
       remembered: facts.remembered,
       atOwnShell,
     };
