@@ -7,7 +7,7 @@ import { readJsonFile } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
-import { logExtent, type LogSlice } from "./output_log.ts";
+import { logExtent, type LogSlice } from "./files/output_log.ts";
 import {
   findLine,
   fitTail,
@@ -21,8 +21,8 @@ import { reduceOutput, stripControl } from "./reduce/mod.ts";
 import { reduceScreen } from "./screen.ts";
 import { lastLogLine } from "./waiting_line.ts";
 import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
-import type { Terminal } from "./terminal.ts";
-import type { LastSend } from "./last_send.ts";
+import type { TerminalParts } from "./parts.ts";
+import type { LastSend } from "./files/last_send.ts";
 
 /** The longest wait a read accepts; larger values are clamped. */
 export const MAX_TIMEOUT_S = 600;
@@ -130,7 +130,7 @@ const GATE_BUSY_HINT =
  * @throws {AppError} SESSION_NOT_FOUND, INVALID_ARGUMENT, READ_IN_PROGRESS
  */
 export async function readSession(
-  terminal: Terminal,
+  terminal: TerminalParts,
   input: ReadInput,
   options: ReadOptions = {},
 ): Promise<ReadResult> {
@@ -237,7 +237,7 @@ function runningMs(last: LastSend | null): number | null {
 
 /** What {@link readSession} decided before reading, and how the cursor's move is handed over. */
 interface Held {
-  meta: Awaited<ReturnType<Terminal["meta"]>>;
+  meta: Awaited<ReturnType<TerminalParts["meta"]>>;
   range: { lo: number; hi: number | null } | null;
   until: ReturnType<typeof compileUntil> | null;
   waits: boolean;
@@ -247,7 +247,7 @@ interface Held {
   hold: ((commit: () => Promise<void>) => Promise<void>) | null;
 }
 
-async function readHeld(terminal: Terminal, input: ReadInput, options: ReadOptions, h: Held): Promise<ReadResult> {
+async function readHeld(terminal: TerminalParts, input: ReadInput, options: ReadOptions, h: Held): Promise<ReadResult> {
   const { progress, signal } = options;
   const { meta, range, until, waits } = h;
   const id = input.session_id;

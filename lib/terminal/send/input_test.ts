@@ -1,7 +1,7 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { AppError } from "../../base/errors.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
+import { AppError } from "../../../base/errors.ts";
 import { resolveKey } from "./keys.ts";
-import { completeUtf8Prefix, leadingContinuationBytes } from "./output_log.ts";
+import { completeUtf8Prefix, leadingContinuationBytes } from "../files/output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
 
 Deno.test("sanitizeInput() removes escapes, bracketed-paste markers and C0/C1 controls but keeps tab and LF", () => {

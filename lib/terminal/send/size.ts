@@ -1,5 +1,5 @@
 /** The input size limit of one send. */
-import { AppError } from "../../base/errors.ts";
+import { AppError } from "../../../base/errors.ts";
 
 const encoder = new TextEncoder();
 
