@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAgentRecord } from "../../agent/mod.ts";
-import { AppError } from "../../../base/errors.ts";
+import { AppError, toAppError } from "../../../base/errors.ts";
 import { formatRead, type SendResult } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
@@ -40,6 +40,7 @@ async function terminalSend<R extends SendResult | null>(
   const receipt = await typed();
   // Nothing typed (a send only for pty_open's shells found another kind of session): the caller looks again.
   if (!receipt || !plan) return receipt;
+  // The text is typed: a wait that fails now must not read as "nothing typed". The receipt says what happened.
   const r = await deps.terminal.read(
     {
       session_id: input.session_id,
@@ -53,7 +54,13 @@ async function terminalSend<R extends SendResult | null>(
       signal: ctx.signal,
       settle: ctx.settle,
     },
-  );
+  ).catch((err) => {
+    if (ctx.signal.aborted) throw err;
+    return toAppError(err);
+  });
+  if (r instanceof AppError) {
+    return { ...receipt, hint: `typed; the wait after it failed: ${r.toText()}; read with pty_read` };
+  }
   const verdict = Object.fromEntries(
     Object.entries({
       is_complete: r.is_complete,
