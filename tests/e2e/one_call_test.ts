@@ -229,3 +229,21 @@ Deno.test(
     assertMatch(r.hint ?? "", /^typed; the wait after it failed: TMUX_SERVER_GONE: /);
   },
 );
+
+Deno.test(
+  "a send's wait sends progress notifications every second (Claude Code's idle limit needs them)",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await using c = await connect(t.env, "claude-code");
+    const id = await open(c, t.root);
+    const progress: number[] = [];
+    const r = await c.client.callTool(
+      { name: "pty_send", arguments: { session_id: id, text: "sleep 3.2; echo slept" } },
+      undefined,
+      { onprogress: (p) => void progress.push(p.progress) },
+    );
+    assertStringIncludes(String((r.structuredContent as Result).text), "slept");
+    assert(progress.length >= 2, `${progress.length} progress notifications`);
+  },
+);
