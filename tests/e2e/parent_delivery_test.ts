@@ -6,9 +6,9 @@
  * named state with the body kept.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
+import { eventually, hasTmux, type TestEnv } from "../helpers/env.ts";
 import { callAs, deliveryRecord, fakeClaudeEnv, startAiterm } from "../helpers/delivery.ts";
-import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
+import { connect, registeredServerCommand } from "../helpers/mcp.ts";
 import { installClaudeParentHooks, installCursorParentHooks } from "../../harnesses/clients/mod.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;

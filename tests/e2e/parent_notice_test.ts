@@ -7,13 +7,12 @@
  * child's answer still arrives once. A merely slow child is never reported.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
+import { eventually, hasTmux } from "../helpers/env.ts";
 import { callAs, deliveryRecord, fakeClaudeEnv, startAiterm } from "../helpers/delivery.ts";
 import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
 import { installClaudeParentHooks, installCursorParentHooks } from "../../harnesses/clients/mod.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const hasFakes = await Deno.stat(`${FIXTURE_BIN}claude`).then(() => true, () => false);
 const opts = { ignore: !hasTmux || !hasFakes, sanitizeOps: false, sanitizeResources: false };
 /** The notice target (issue 30): from the dialog on screen to the notice handed to the parent. */
