@@ -13,7 +13,7 @@ export const RemoteSchema = z.object({
     .refine((p) => !p.includes("${"), "must not hold ${…} (ssh would expand an environment variable)").optional()
     .describe("Private key file (ssh -i)"),
   passphrase: z.string().min(1).max(4096).optional().describe(
-    "Key passphrase, held in memory only (never stored or returned); not with passphrase_env",
+    "Key passphrase, held in memory only; not with passphrase_env",
   ),
   passphrase_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional()
     .describe("Server environment variable that holds the key passphrase"),
@@ -23,13 +23,13 @@ export const RemoteSchema = z.object({
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
   ).max(32).optional().describe(
-    "Up to 32 ssh -o Key=Value options from an allow-list (host keys, algorithms, ProxyJump, …); ones that run programs, read other config, forward or that aiterm manages (ProxyCommand, Match, Include, ControlPath, …) are refused: put them in ssh_config",
+    "ssh -o Key=Value options from an allow-list (host keys, algorithms, ProxyJump, …); ones that run programs, read other files, forward, or that aiterm manages are refused: put those in ssh_config",
   ),
 }).strict().refine((r) => !(r.passphrase !== undefined && r.passphrase_env !== undefined), {
   message: "passphrase and passphrase_env are exclusive",
   path: ["passphrase_env"],
 }).describe(
-  "Run this call on another host through ssh (its aiterm-mcp; no port is opened there; BatchMode unless a passphrase is given)",
+  "Another host, via ssh (its aiterm-mcp; no port is opened there; BatchMode unless a passphrase is given)",
 );
 
 /** A validated `remote` value. */
