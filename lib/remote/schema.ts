@@ -5,7 +5,7 @@ import { sshOptionProblem } from "./ssh_options.ts";
 /** Where a tool call runs: another host's aiterm-mcp, reached through ssh. Nothing here is ever stored. */
 export const RemoteSchema = z.object({
   host: z.string().regex(/^(?!-)[A-Za-z0-9._%:\[\]-]{1,255}$/, "must be a host name, address or ssh_config alias")
-    .describe("Host name, address or ssh_config Host alias"),
+    .describe("Name, address or ssh_config Host alias"),
   user: z.string().regex(/^(?!-)[A-Za-z0-9._@\\-]{1,128}$/, "must be a user name").optional()
     .describe("Remote user (default: ssh_config, else yours)"),
   port: z.number().int().min(1).max(65535).optional().describe("ssh port (default: ssh_config, else 22)"),
@@ -16,7 +16,7 @@ export const RemoteSchema = z.object({
     "Key passphrase, held in memory only; not with passphrase_env",
   ),
   passphrase_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional()
-    .describe("Server environment variable that holds the key passphrase"),
+    .describe("Server environment variable holding the passphrase"),
   ssh_options: z.array(
     z.string().max(4096).superRefine((option, ctx) => {
       const problem = sshOptionProblem(option);

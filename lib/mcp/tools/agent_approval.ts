@@ -28,7 +28,7 @@ export const agentApproval = defineTool({
   name: "agent_approval",
   title: "Inspect or answer an agent's approval dialog",
   description:
-    "Inspect or answer the approval dialog (command, MCP tool, file edit) a codex-cli or claude-code agent waits on, shown by pty_observe as blocked/approval_required. Use it instead of pty_key: it types only into the dialog you inspected. inspect returns kind, text, choices with ids and a digest. respond: aiterm looks again under the send lock and types the choice only if the same dialog is still shown and the choice is single-shot (approve_once or deny; choices that remember a decision are never typed); otherwise status blocked with the reason and nothing typed. submitted: the dialog went away; the agent's turn goes on.",
+    "Inspect or answer the approval dialog (command, MCP tool, file edit) a codex-cli or claude-code agent waits on (pty_observe: blocked, approval_required). Use it, not pty_key: it types only into the dialog you inspected. inspect: kind, text, choices with ids, digest. respond: under the send lock aiterm looks again and types the choice only if the same dialog is shown and the choice is single-shot (approve_once, deny; choices that remember a decision are never typed); else status blocked with the reason, nothing typed. submitted: the dialog went away and the turn goes on.",
   input: z.object({
     action: z.enum(["inspect", "respond"]).describe("inspect reads the dialog; respond answers it once"),
     session_id: SessionIdSchema,

@@ -5,7 +5,7 @@ import { HARNESS_IDS } from "../../../harnesses/mod.ts";
 import { PARENT_KINDS, RECEIPT_WARNING_CODES } from "../../../harnesses/clients/mod.ts";
 
 export const HarnessSchema = z.enum(HARNESS_IDS).describe(
-  "The agent CLI (it owns the agent loop, auth, hooks and transcript; the model is a separate choice)",
+  "The agent CLI (it owns the loop, auth and transcript); the model is a separate choice",
 );
 
 export const WaitProcessSchema = z.object({
@@ -57,7 +57,7 @@ export const launchFields = {
     "Effort in the harness's terms (e.g. low, high); one it does not offer is EFFORT_UNSUPPORTED",
   ),
   fast: z.boolean().nullish().describe(
-    "true: the harness's own fast mode, confirmed from its screen (FAST_MODE_NOT_SUPPORTED for a model without one); false with a fast model id: FAST_MODE_MODEL_CONFLICT",
+    "true: the harness's own fast mode, confirmed on its screen (else FAST_MODE_NOT_SUPPORTED); false with a fast model id: FAST_MODE_MODEL_CONFLICT",
   ),
   prompt: z.string().nullish().describe("First task, sent once the CLI accepts input"),
   image: z.array(z.string()).max(16).optional().describe(

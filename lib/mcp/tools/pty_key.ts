@@ -6,8 +6,8 @@ import { STALE_LOCK_NOTE } from "./pty_send.ts";
 
 /** The key syntax is stated once, here (the `key` field points to it). */
 const DESCRIPTION =
-  "Press one key in a session (interrupt, answer a prompt, move in a full-screen program) and return at once; " +
-  "pty_read shows the effect. Text: pty_send; an agent's approval dialog: agent_approval (it checks the dialog). " +
+  "Press one key in a session (interrupt, answer a prompt, move in a full-screen program); it returns at once, " +
+  "pty_read shows the effect. Text: pty_send; an agent's approval dialog: agent_approval. " +
   `${KEY_SYNTAX.charAt(0).toUpperCase()}${KEY_SYNTAX.slice(1)}; aliases ctrl-c, ^C, alt-x, esc work. Unknown names ` +
   "(KEY_UNKNOWN) and combinations no terminal can send (KEY_UNSUPPORTED) are refused, never typed.";
 

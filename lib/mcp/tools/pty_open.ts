@@ -8,7 +8,7 @@ export const ptyOpen = defineTool({
   name: "pty_open",
   title: "Open a persistent terminal",
   description:
-    "Open a persistent shell session in tmux on aiterm's private socket; it outlives this server and your client. Returns session_id, generation (pass it back to guard against a reopened id) and attach_command (a human can watch or take over). Then run commands with pty_send, read with pty_read, and pty_close when done. For a coding-agent CLI use agent_launch instead. remote (spelt out here, the same object on every session tool) runs the call on another host's aiterm-mcp over ssh: no port is opened there, nothing is stored, a passphrase stays in memory.",
+    "Open a persistent shell session in tmux on aiterm's private socket; it outlives this server and your client. Returns session_id, generation (pass it back to guard against a reopened id) and attach_command (a human can watch or take over). Then run commands with pty_send, read with pty_read, and pty_close when done. For a coding-agent CLI use agent_launch instead. remote (spelt out here, the same object on every session tool) runs the call on another host's aiterm-mcp; nothing of it is stored.",
   input: z.object({
     name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must match ^[A-Za-z0-9_-]{1,64}$").nullish()
       .describe(

@@ -87,7 +87,7 @@ async function read(
 const DESCRIPTION =
   "Read what a session printed since your last read, reduced for a model: control codes stripped, repeats folded, " +
   "long output cut to head and tail, test/build/install output summarised, errors kept (full, line_range or raw show " +
-  "it all). wait:true first blocks until the last command finishes (is_complete, via, exit_status), as long as your " +
+  "all). wait:true first blocks until the last command finishes (is_complete, via, exit_status), as long as your " +
   "client lets a call run (by default 110 s in Claude Code, 285 s in Codex, 55 s elsewhere); still running: make the " +
   "returned next_call. has_more: read on from next_cursor. pty_observe gives state without output. " +
   "agent_transcript:true reads an agent turn's final answer; before the turn ends it is AGENT_RESULT_PENDING: wait as " +

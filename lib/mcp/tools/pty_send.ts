@@ -194,7 +194,7 @@ export const ptySend = defineTool({
     raw: z.boolean().default(false).describe("Exact bytes: controls kept, no script wrapping, no LF→CR"),
     image: z.array(z.string()).max(16).optional().describe("Agent sessions: up to 16 absolute image paths"),
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
-      'Append an end marker (nonce + exit status) so completion is exact; needs a shell reading the line ("posix"/"pwsh" names one behind ssh, docker, su), else MARK_UNAVAILABLE',
+      'End marker (nonce + exit status) for an exact verdict; needs a shell reading the line ("posix"/"pwsh" names one behind ssh, docker, su), else MARK_UNAVAILABLE',
     ),
     wait: z.boolean().optional().describe("Terminal sessions: false returns the receipt at once"),
     timeout: z.number().min(0).nullish().describe("Seconds to wait for the command"),
