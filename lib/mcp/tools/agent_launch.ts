@@ -9,14 +9,13 @@ import { type CallContext, defineTool, type ToolDeps } from "../tool.ts";
 import { HarnessSchema, launchFields, LaunchOutputSchema } from "./agent_schemas.ts";
 
 const DESCRIPTION =
-  "Start a coding-agent CLI as your sub-agent in a new persistent session; it shares your HOME, config, MCP servers " +
-  "and credentials. For a plain shell use pty_open; pick a model with agent_models. With prompt or trust_project it " +
-  `first waits for the CLI to accept input (by default up to ${Number(knob("agentStartupTimeoutMs").default) / 1000} ` +
-  "s), answering only the trust dialogs " +
-  "(trust_project); a sign-in screen or any other dialog stops it: startup blocked with the reason, nothing typed, " +
-  "the session left for you to look at or pty_close. It then sends prompt and returns without waiting for the turn: " +
-  "do not poll; its `next` says how the answer reaches you. Without either it returns at once. Later turns: " +
-  "pty_send; a dialog mid-turn: agent_approval.";
+  "Start a coding-agent CLI as your sub-agent in a new persistent session, sharing your HOME, config, MCP servers " +
+  "and sign-ins. For a plain shell use pty_open; pick a model with agent_models. With prompt, trust_project or fast " +
+  "it first waits for the CLI to accept input (by default up to " +
+  `${Number(knob("agentStartupTimeoutMs").default) / 1000} s), answering trust dialogs only with trust_project; a ` +
+  "sign-in screen or any other dialog stops it: startup blocked with the reason, nothing typed, the session left for " +
+  "you to inspect or pty_close. It then sends prompt and returns without waiting for the turn: do not poll; `next` " +
+  "says how the answer reaches you. Later turns: pty_send; a dialog mid-turn: agent_approval.";
 
 type LaunchOut = LaunchReceipt & { parent_delivery: DeliveryReceipt | null } & Guidance;
 

@@ -177,7 +177,7 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
 const DESCRIPTION = "Type text into a session and press Enter. On a terminal session it then waits for what it typed " +
   `(default ${knob("sendWaitS").default} s, at most what your client allows) and returns the verdict and output, as ` +
   "pty_read wait:true does; a REPL, prompt or full-screen program returns once it waits for input. Still running " +
-  "(is_complete false): make the returned next_call, or stop it with pty_key. At the session's own shell multi-line " +
+  "when the wait ends: make the returned next_call, or stop it with pty_key. At the session's own shell multi-line " +
   `text runs as one script (heredocs, cd, variables work). Over ${INPUT_LIMIT_BYTES / 1024} KiB is INPUT_TOO_LARGE; ` +
   "a refused send types nothing. To an agent session the text is a new turn, or joins the running one, and the call " +
   "returns at once: its `next` says how the answer reaches you.";
