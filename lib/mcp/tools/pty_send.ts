@@ -27,6 +27,26 @@ export const STALE_LOCK_NOTE =
   "look at the screen (pty_read screen:true) before relying on what runs there";
 
 /**
+ * A waited send's receipt without the fields at their defaults (ADR 0039): Enter pressed, no control character
+ * removed, no marker, no dead sender's lock taken over. A field that says otherwise stays; wait:false keeps them all.
+ */
+type LeanReceipt =
+  & Omit<SendResult, "enter" | "removed_controls" | "marked" | "recovered_stale_lock">
+  & Partial<Pick<SendResult, "enter" | "removed_controls" | "marked" | "recovered_stale_lock">>;
+
+function leanReceipt(receipt: SendResult): LeanReceipt {
+  const defaults: Partial<Record<keyof SendResult, unknown>> = {
+    enter: true,
+    removed_controls: 0,
+    marked: false,
+    recovered_stale_lock: false,
+  };
+  return Object.fromEntries(
+    Object.entries(receipt).filter(([k, v]) => !(k in defaults) || defaults[k as keyof SendResult] !== v),
+  ) as LeanReceipt;
+}
+
+/**
  * A terminal send, then (by default, when Enter is pressed) the wait and read pty_read wait:true would make, in the
  * same call: the verdict first, the receipt, the output last. Without a wait: the receipt alone.
  */
@@ -69,26 +89,6 @@ async function terminalSend(input: SendArgs, deps: ToolDeps, ctx: CallContext, t
     }).filter(([, v]) => v !== null),
   );
   return { ...leanReceipt(receipt), ...verdict, text: r.text };
-}
-
-/**
- * A waited send's receipt without the fields at their defaults (ADR 0039): Enter pressed, no control character
- * removed, no marker, no dead sender's lock taken over. A field that says otherwise stays; wait:false keeps them all.
- */
-type LeanReceipt =
-  & Omit<SendResult, "enter" | "removed_controls" | "marked" | "recovered_stale_lock">
-  & Partial<Pick<SendResult, "enter" | "removed_controls" | "marked" | "recovered_stale_lock">>;
-
-function leanReceipt(receipt: SendResult): LeanReceipt {
-  const defaults: Partial<Record<keyof SendResult, unknown>> = {
-    enter: true,
-    removed_controls: 0,
-    marked: false,
-    recovered_stale_lock: false,
-  };
-  return Object.fromEntries(
-    Object.entries(receipt).filter(([k, v]) => !(k in defaults) || defaults[k as keyof SendResult] !== v),
-  ) as LeanReceipt;
 }
 
 async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
