@@ -57,23 +57,23 @@ function said(tool: Listed): Said[] {
 const THROWN_BY: Record<string, Record<string, string>> = {
   diagnostics: { "TMUX_*": "platform/tmux.ts", "STATE_ROOT_*": "lib/state/private_dir.ts" },
   pty_open: {
-    SESSION_EXISTS: "lib/terminal/terminal.ts",
-    SHELL_NOT_FOUND: "lib/terminal/terminal.ts",
-    CWD_NOT_FOUND: "lib/terminal/terminal.ts",
+    SESSION_EXISTS: "lib/terminal/sessions.ts",
+    SHELL_NOT_FOUND: "lib/terminal/sessions.ts",
+    CWD_NOT_FOUND: "lib/terminal/sessions.ts",
   },
   pty_send: {
-    INPUT_TOO_LARGE: "lib/terminal/chunks.ts",
-    MARK_UNAVAILABLE: "lib/terminal/terminal.ts",
-    SESSION_STALE: "lib/terminal/terminal.ts",
+    INPUT_TOO_LARGE: "lib/terminal/send/size.ts",
+    MARK_UNAVAILABLE: "lib/terminal/send/plan.ts",
+    SESSION_STALE: "lib/terminal/sessions.ts",
   },
-  pty_read: { AGENT_RESULT_PENDING: "lib/agent/answer.ts", SESSION_STALE: "lib/terminal/terminal.ts" },
+  pty_read: { AGENT_RESULT_PENDING: "lib/agent/answer.ts", SESSION_STALE: "lib/terminal/sessions.ts" },
   pty_key: {
-    KEY_UNKNOWN: "lib/terminal/keys.ts",
-    KEY_UNSUPPORTED: "lib/terminal/keys.ts",
-    SESSION_STALE: "lib/terminal/terminal.ts",
+    KEY_UNKNOWN: "lib/terminal/send/keys.ts",
+    KEY_UNSUPPORTED: "lib/terminal/send/keys.ts",
+    SESSION_STALE: "lib/terminal/sessions.ts",
   },
-  pty_observe: { SESSION_STALE: "lib/terminal/terminal.ts" },
-  pty_close: { SESSION_STALE: "lib/terminal/terminal.ts" },
+  pty_observe: { SESSION_STALE: "lib/terminal/sessions.ts" },
+  pty_close: { SESSION_STALE: "lib/terminal/sessions.ts" },
   agent_launch: {
     MODEL_UNKNOWN: "lib/agent/models.ts",
     EFFORT_UNSUPPORTED: "lib/agent/models.ts",
@@ -85,7 +85,7 @@ const THROWN_BY: Record<string, Record<string, string>> = {
     MODEL_CATALOG_UNAVAILABLE: "lib/agent/models.ts",
     HARNESS_NOT_INSTALLED: "lib/mcp/tools/agent_models.ts",
   },
-  agent_approval: { SESSION_STALE: "lib/terminal/terminal.ts" },
+  agent_approval: { SESSION_STALE: "lib/terminal/sessions.ts" },
   agent_configure: {
     MODEL_UNKNOWN: "lib/agent/models.ts",
     EFFORT_UNSUPPORTED: "lib/agent/models.ts",
@@ -93,7 +93,7 @@ const THROWN_BY: Record<string, Record<string, string>> = {
     AGENT_BLOCKED: "lib/agent/configure.ts",
     AGENT_NOT_READY: "lib/agent/configure.ts",
     CONFIGURE_UNCONFIRMED: "lib/agent/configure.ts",
-    SESSION_STALE: "lib/terminal/terminal.ts",
+    SESSION_STALE: "lib/terminal/sessions.ts",
   },
 };
 
