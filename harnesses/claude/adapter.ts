@@ -1,5 +1,5 @@
 /** The Claude Code adapter: the parts of this folder assembled into one {@link HarnessAdapter}. */
-import type { HarnessAdapter } from "../common/mod.ts";
+import { ENTER_WHEN_SHOWN, type HarnessAdapter } from "../common/mod.ts";
 import { parseClaudeApproval } from "./approval.ts";
 import { CLAUDE_CONFIGURE } from "./configure.ts";
 import { buildClaudeLaunch, CLAUDE_EFFORTS, claudeBinary } from "./launch.ts";
@@ -24,7 +24,8 @@ export const claude: HarnessAdapter = {
   buildLaunch: buildClaudeLaunch,
   classifyScreen: classifyClaudeScreen,
   answerStartupDialog: answerClaudeStartupDialog,
-  submitSteps: [{ pauseMs: 400 }, { key: "Enter" }],
+  // MEASURE_CLAUDE
+  submitSteps: [...ENTER_WHEN_SHOWN],
   composerHolds: claudeComposerHolds,
   modelCatalog: readClaudeModelCatalog,
   fastShown: claudeFastShown,

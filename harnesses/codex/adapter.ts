@@ -1,5 +1,5 @@
 /** The Codex CLI adapter: the parts of this folder assembled into one {@link HarnessAdapter}. */
-import type { HarnessAdapter } from "../common/mod.ts";
+import { ENTER_WHEN_SHOWN, type HarnessAdapter } from "../common/mod.ts";
 import { parseCodexApproval } from "./approval.ts";
 import { CODEX_CONFIGURE } from "./configure.ts";
 import { buildCodexLaunch, codexBinary } from "./launch.ts";
@@ -23,7 +23,8 @@ export const codex: HarnessAdapter = {
   buildLaunch: buildCodexLaunch,
   classifyScreen: classifyCodexScreen,
   answerStartupDialog: answerCodexStartupDialog,
-  submitSteps: [{ pauseMs: 700 }, { key: "Enter" }],
+  // MEASURE_CODEX
+  submitSteps: [...ENTER_WHEN_SHOWN],
   composerHolds: codexComposerHolds,
   modelCatalog: readCodexModelCatalog,
   fastShown: codexFastShown,

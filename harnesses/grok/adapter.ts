@@ -1,5 +1,5 @@
 /** The Grok Build adapter: the parts of this folder assembled into one {@link HarnessAdapter}. */
-import type { HarnessAdapter } from "../common/mod.ts";
+import { ENTER_WHEN_SHOWN, type HarnessAdapter } from "../common/mod.ts";
 import { GROK_CONFIGURE } from "./configure.ts";
 import { dismissGrokRateLimitDialog, grokSandboxRefusal } from "./dialogs.ts";
 import { buildGrokLaunch, GROK_EFFORTS, grokBinary } from "./launch.ts";
@@ -19,7 +19,8 @@ export const grok: HarnessAdapter = {
   buildLaunch: buildGrokLaunch,
   classifyScreen: classifyGrokScreen,
   answerStartupDialog: answerGrokStartupDialog,
-  submitSteps: [{ pauseMs: 700 }, { key: "Enter" }],
+  // MEASURE_GROK
+  submitSteps: [...ENTER_WHEN_SHOWN],
   // While a turn runs, Enter queues the text; on an empty composer Enter is then "send now" (footer
   // `Enter:send now`), which cancels the running prompt (trigger send_now) and runs the queued one next.
   steerSteps: [{ key: "Enter" }],
