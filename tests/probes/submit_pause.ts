@@ -167,8 +167,9 @@ try {
       if (done === null) throw new Error(`turn did not end:\n${await screen()}`);
       await sleep(300);
       const got = promptsSince(before);
-      // Claude Code sends a long paste wrapped in <pasted_content id="…"> tags.
-      const unwrap = (p: string) => p.replace(/^<pasted_content[^>]*>\n?|\n?<\/pasted_content[^>]*>$/g, "").trim();
+      // Claude Code sends a long paste wrapped in <pasted_content id="…"> tags, Grok every prompt in <user_query>.
+      const unwrap = (p: string) =>
+        p.replace(/^<(pasted_content|user_query)[^>]*>\n?|\n?<\/(pasted_content|user_query)[^>]*>$/g, "").trim();
       if (left !== null && !got.some((p) => unwrap(p) === text.trim())) {
         wrong++;
         console.log(`  try ${i}: the server got ${JSON.stringify(got.map((p) => p.slice(0, 120)))}`);
