@@ -49,7 +49,9 @@ for (const kind of kinds) {
         text: `latency probe ${i}`,
       });
       times.push(performance.now() - t0);
-      if (Deno.env.get("PROBE_VERBOSE")) console.log(`  send ${i}: ${(performance.now() - t0).toFixed(0)} ms residue=${s.submit_residue}`);
+      if (Deno.env.get("PROBE_VERBOSE")) {
+        console.log(`  send ${i}: ${(performance.now() - t0).toFixed(0)} ms residue=${s.submit_residue}`);
+      }
       if (s.submit_residue) residue++;
       if (s.wait_process) await runWaiter(env, s.wait_process);
     }
