@@ -19,7 +19,10 @@
  *
  * Then a Claude Code parent (the SDK client named "claude-code", aiterm's parent hooks installed)
  * drives a claude-code child: turn end → its PostToolUse hook exits 2 with the answer (automatic
- * delivery, nothing polled by the parent).
+ * delivery, nothing polled by the parent). Then `--notices` turns stop on the fake's permission dialog
+ * (PERM): dialog on screen (the `updatedAt` the fake CLI writes to its status file just before it
+ * draws the dialog) → the dispatch's PostToolUse hook exits 2 with the notice; the parent answers with
+ * agent_approval and that call's PostToolUse brings the answer (checked, not timed).
  *
  * A second table prints the per-check cost of the transcript reader the waiter and dispatch call on
  * every check (`loadTurns` in lib/agent/turns.ts) on a small transcript and on a `--big-mb` one: the
@@ -35,8 +38,12 @@ import { TranscriptReaders } from "../lib/agent/mod.ts";
 import { installClaudeParentHooks } from "../harnesses/clients/mod.ts";
 import { serverCommand } from "../setup/server_command.ts";
 
-const USAGE = "deno run -A bench/agent.ts [--turns 10] [--big-turns 5] [--big-mb 10] [--checks 20] [--turn-ms 2500]";
-const flags = parseIntFlags({ turns: 10, "big-turns": 5, "big-mb": 10, checks: 20, "turn-ms": 2500 }, USAGE);
+const USAGE =
+  "deno run -A bench/agent.ts [--turns 10] [--big-turns 5] [--big-mb 10] [--checks 20] [--turn-ms 2500] [--notices 5]";
+const flags = parseIntFlags(
+  { turns: 10, "big-turns": 5, "big-mb": 10, checks: 20, "turn-ms": 2500, notices: 5 },
+  USAGE,
+);
 const TARGET_MS = 50;
 const HARNESSES: HarnessId[] = ["claude-code", "codex-cli"];
 const FIXTURE_BIN = new URL("../tests/fixtures/bin/", import.meta.url).pathname;
@@ -312,9 +319,13 @@ function runHook(env: Record<string, string>, name: string, input: unknown): Pro
  * A claude-code child driven by a Claude Code parent (the SDK client named "claude-code", aiterm's hooks
  * installed): each turn is PreToolUse, `pty_send` with the tool call's id in `_meta`, then the
  * PostToolUse hook, which exits 2 with the answer on stderr once the child's turn has ended. Returns
- * turn end → that hook's exit, per turn.
+ * turn end → that hook's exit, per turn, and dialog on screen → notice hook's exit, per notice turn.
  */
-async function benchClaudeParent(env: Record<string, string>, home: string, root: string): Promise<number[]> {
+async function benchClaudeParent(
+  env: Record<string, string>,
+  home: string,
+  root: string,
+): Promise<{ answers: number[]; notices: number[] }> {
   await installClaudeParentHooks(serverCommand(Deno.execPath(), false, MAIN.href), { env, home, dryRun: false });
   const parent = await startAiterm(env, "claude-code");
   onCleanup("claude-code parent connection", () => parent.close());
@@ -367,8 +378,49 @@ async function benchClaudeParent(env: Record<string, string>, home: string, root
     }
     out.push(tExit - (await turnEnd("claude-code", transcript, from)).t);
   }
+  const notices: number[] = [];
+  for (let i = 1; i <= flags.notices; i++) {
+    const id = `toolu_bench_n${i}`;
+    const sent = Date.now();
+    await call("pty_send", { session_id: l.session_id, text: `PERM notice turn ${i}` }, id);
+    const hook = await post(id);
+    const tExit = epochNow();
+    const m = /^Answer with agent_approval (\{.*\}) \(pick one choice id\)\.$/m.exec(hook.stderr);
+    if (hook.code !== 2 || !hook.stderr.includes("blocked (approval_required)") || !m) {
+      throw new Error(`notice PostToolUse exited ${hook.code}: ${hook.stderr}`);
+    }
+    notices.push(tExit - await dialogShownAt(home, sent));
+    const args = { ...JSON.parse(m[1]!), approval_choice: "approve_once" };
+    const aid = `toolu_bench_a${i}`;
+    await call("agent_approval", args, aid);
+    const answer = await runHook(env, "claude-post-tool-use", {
+      session_id: "conv-bench",
+      hook_event_name: "PostToolUse",
+      tool_name: "mcp__aiterm__agent_approval",
+      tool_input: args,
+      tool_use_id: aid,
+    });
+    if (answer.code !== 2 || !answer.stderr.includes(`ANSWER(PERM notice turn ${i})`)) {
+      throw new Error(`agent_approval's PostToolUse exited ${answer.code}: ${answer.stderr}`);
+    }
+  }
   await parent.call("pty_close", { session_id: l.session_id }).catch(() => {});
-  return out;
+  return { answers: out, notices };
+}
+
+/**
+ * When the fake claude drew its permission dialog: the `updatedAt` of the status file it writes just
+ * before (status `waiting`), the newest one at or after `since`.
+ */
+async function dialogShownAt(home: string, since: number): Promise<number> {
+  const dir = join(home, ".claude", "sessions");
+  let best = NaN;
+  for await (const e of Deno.readDir(dir)) {
+    const s = JSON.parse(await Deno.readTextFile(join(dir, e.name)).catch(() => "{}"));
+    if (s.status === "waiting" && s.updatedAt >= since && !(s.updatedAt <= best)) best = s.updatedAt;
+  }
+  if (!Number.isFinite(best)) throw new Error("the fake claude wrote no waiting status for the dialog");
+  return best;
 }
 
 // ── the transcript reader's per-check cost ────────────────────────────────────────────────────────
@@ -491,8 +543,17 @@ await runMain("bench/agent", async () => {
     samples.set(harness, r.sample);
   }
   if (flags.turns > 0) {
-    const delivered = summarize(await benchClaudeParent(t.env, t.home, t.root));
+    const parent = await benchClaudeParent(t.env, t.home, t.root);
+    const delivered = summarize(parent.answers);
     row("claude-code", "Claude Code parent: turn end → PostToolUse hook delivers (exit 2)", delivered, processFloor);
+    if (parent.notices.length > 0) {
+      row(
+        "claude-code",
+        "Claude Code parent: dialog on screen → notice handed (PostToolUse exit 2)",
+        summarize(parent.notices),
+        null,
+      );
+    }
   }
   console.log("");
   printTable(["harness: path", "n", "median ms", "p95 ms", "max ms", "× process floor"], rows);

@@ -25,23 +25,23 @@ export function buildDeps(options: BuildDepsOptions): ToolDeps {
   const env = options.env;
   const config = options.config;
   const terminal = buildTerminal({ env, config, cwd: options.cwd });
-  const layout = terminal.layout;
   // The process's state lives in these objects, built once here (no module-level caches).
   const transcripts = new TranscriptReaders();
   const relay = new RemoteRelay({ terminal, env, version: VERSION, sshConfig: config.sshConfig });
-  const runtimeErrors = RuntimeErrorRecorder.fromConfig(layout.root, config.errorReporter, { queue: new WriteQueue() });
+  const runtimeErrors = RuntimeErrorRecorder.fromConfig(terminal.stateRoot, config.errorReporter, {
+    queue: new WriteQueue(),
+  });
   // While this process runs, every session's log stays within its cap and a stopped writer is restarted (counted).
   const restarted = runtimeCodeFor("LOG_WRITER_RESTARTED");
-  terminal.logs.onRestart = () => void (restarted && runtimeErrors.record(restarted).catch(() => {}));
-  terminal.logs.start();
+  terminal.superviseLogs(() => void (restarted && runtimeErrors.record(restarted).catch(() => {})));
   const parents = options.parents;
   const callLimitCache = new Map<string, CallLimits>();
   const dirs = parentStoreDirs(parents);
   const common = { terminal, env, defaultCwd: options.cwd, parents };
-  const delivery = new ParentDeliveryManager({ ...common, store: new DeliveryStore(layout.root, dirs) });
+  const delivery = new ParentDeliveryManager({ ...common, store: new DeliveryStore(terminal.stateRoot, dirs) });
   const remoteDelivery = new ParentDeliveryManager({
     ...common,
-    store: new DeliveryStore(layout.root, dirs, "remote-"),
+    store: new DeliveryStore(terminal.stateRoot, dirs, "remote-"),
     access: relay.childAccess(),
   });
   return {

@@ -78,6 +78,9 @@ export interface PasteOptions {
   keysAfter?: string[];
 }
 
+/** What {@link Multiplexer.pasteText} types: text (as UTF-8), or exact bytes. */
+export type PasteData = string | Uint8Array;
+
 /** Whether one live pane's output is piped into its sink (the log writer is attached). */
 export interface PipeState {
   name: string;
@@ -121,18 +124,18 @@ export interface Multiplexer {
   /** Pipes the pane's output into `sink` (the {@link NewSessionSpec.outputSink} form), closing any pipe it had. */
   attachOutputSink(name: string, sink: string): Promise<void>;
   /**
-   * Types UTF-8 text (`chunks`: pieces that never split a character), whole and in order, then
-   * `keysAfter`. The backend picks the round trips: tmux loads it all as one buffer in one
-   * invocation; psmux pastes chunk by chunk. Scratch files never outlive the call.
+   * Types `text` (a string is typed as UTF-8; bytes exactly as given), whole and in order, then `keysAfter`.
+   * The backend picks the round trips: tmux loads it all as one buffer in one invocation; psmux cuts it into
+   * pieces that never split a character and pastes them one by one. Scratch files never outlive the call.
    */
-  pasteText(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<void>;
+  pasteText(name: string, text: PasteData, options?: PasteOptions): Promise<void>;
   /**
    * {@link pasteText} in the same round trip as the check a send makes first: the text is typed only when
    * the session's pane is alive and its output pipe (the log writer) is attached, else nothing is typed
    * (`not_ready`: ask {@link paneInfo} and decide again). `unavailable`: nothing was tried (this transport
    * cannot do it in one round trip; use paneInfo and pasteText). Optional: backends without it never answer.
    */
-  pasteIfReady?(name: string, chunks: Uint8Array[], options?: PasteOptions): Promise<PasteIfReady>;
+  pasteIfReady?(name: string, text: PasteData, options?: PasteOptions): Promise<PasteIfReady>;
   /** Sends named keys (multiplexer key names such as `C-c`, `Enter`). */
   sendKeys(name: string, keys: string[]): Promise<void>;
   /**

@@ -81,15 +81,14 @@ for (const transport of ["cli", "control"] as const) {
         while (encoder.encode(text + unit).length <= 65_536) text += unit;
         text += "z".repeat(65_536 - encoder.encode(text).length);
         assertEquals(encoder.encode(text).length, 65_536);
-        const chunks = [encoder.encode(text.slice(0, 1000)), encoder.encode(text.slice(1000))];
-        await mux.pasteText("p", chunks, { exact: true });
+        await mux.pasteText("p", text, { exact: true });
         await eventually(() => Deno.stat(`${out}.done`).catch(() => null), 30_000, "reader done");
         assertEquals(await Deno.readTextFile(out), text);
         assertEquals([...Deno.readDirSync(scratch)], []);
         assertEquals((await t.tmux("list-buffers")).stdout, "");
         assertEquals(await Deno.stat(`${t.root}/PWNED`).then(() => true, () => false), false, "a #(…) ran");
         // A paste to a session that is gone fails, and leaves neither the file nor the loaded buffer.
-        await assertRejects(() => mux.pasteText("gone", [encoder.encode("secret text")], { keysAfter: ["Enter"] }));
+        await assertRejects(() => mux.pasteText("gone", "secret text", { keysAfter: ["Enter"] }));
         assertEquals([...Deno.readDirSync(scratch)], []);
         assertEquals((await t.tmux("list-buffers")).stdout, "");
       } finally {
@@ -114,7 +113,7 @@ Deno.test({
       await t.tmux("new-session", "-d", "-s", "p", "--", "sh", "-c", reader);
       await eventually(() => Deno.stat(`${out}.ready`).catch(() => null), 10_000, "reader in raw mode");
       const bytes = new Uint8Array([0x61, 0xff, 0xfe, 0xc3, 0x28, 0x62]);
-      await mux.pasteText("p", [bytes], { exact: true });
+      await mux.pasteText("p", bytes, { exact: true });
       await eventually(() => Deno.stat(`${out}.done`).catch(() => null), 10_000, "reader done");
       assertEquals(await Deno.readFile(out), bytes);
     } finally {
@@ -140,7 +139,7 @@ Deno.test({
       await t.tmux("pipe-pane", "-t", "=p:", "cat > /dev/null");
       await t.tmux("new-session", "-d", "-s", "nopipe", "--", "sh", "-c", "stty raw -echo; exec cat > /dev/null");
       await deadPane(t, "dead");
-      const bytes = (s: string) => [encoder.encode(s)];
+      const bytes = (s: string) => encoder.encode(s);
       const text = `a;b "c" \\d $e ~f #{g} %h\ttab é漢😀 ;`;
       assertEquals(await mux.pasteIfReady!("p", bytes(text), { exact: true }), "typed");
       for (const name of ["nopipe", "dead", "missing"]) {

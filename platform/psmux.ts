@@ -14,6 +14,7 @@ import type {
   MuxSession,
   NewSessionResult,
   NewSessionSpec,
+  PasteData,
   PasteOptions,
   PipeState,
 } from "./multiplexer.ts";
@@ -359,9 +360,11 @@ class Psmux implements Multiplexer {
     return found && found.name === name ? found : null;
   }
 
-  async pasteText(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<void> {
+  async pasteText(name: string, input: PasteData, options: PasteOptions = {}): Promise<void> {
     const tag = scratchTag(++this.#pastes);
-    const payloads = options.bracketed && chunks.length > 1 ? [concat(chunks)] : chunks;
+    const data = typeof input === "string" ? encoder.encode(input) : input;
+    // A bracketed paste is one paste (the program reads the markers around the whole of it).
+    const payloads = options.bracketed && data.length > 0 ? [data] : utf8Chunks(data);
     const files = payloads.map((_c, i) => join(this.#scratch, `${tag}.${i}`));
     try {
       await Promise.all(payloads.map((c, i) => Deno.writeFile(files[i]!, c, { mode: 0o600, createNew: true })));
@@ -405,14 +408,27 @@ function notFound(): AppError {
   });
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
+/**
+ * The largest piece psmux is given per paste. psmux pastes piece by piece (ADR 0011), each in its own round trip, so
+ * the pieces are drained in order; only this backend cuts text (tmux takes it whole).
+ */
+export const PSMUX_CHUNK_BYTES = 256;
+
+const encoder = new TextEncoder();
+
+/** Splits UTF-8 `bytes` into pieces of at most `max` bytes that never split a character (empty: no piece). */
+export function utf8Chunks(bytes: Uint8Array, max = PSMUX_CHUNK_BYTES): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = Math.min(start + max, bytes.length);
+    // Step back over continuation bytes (10xxxxxx) so the next piece starts on a lead byte.
+    while (end < bytes.length && end > start && (bytes[end]! & 0xc0) === 0x80) end--;
+    if (end === start) end = Math.min(start + max, bytes.length);
+    chunks.push(bytes.subarray(start, end));
+    start = end;
   }
-  return out;
+  return chunks;
 }
 
 /** Creates the psmux backend. Cheap: no process is started until a method needs one. */

@@ -11,10 +11,23 @@ import {
   psmuxPasteInvocations,
   psmuxTarget,
   psmuxVersionAtLeast,
+  utf8Chunks,
 } from "./psmux.ts";
 import { outputSinkCommand } from "./output_sink.ts";
-import { utf8Chunks } from "../lib/terminal/chunks.ts";
 import { AppError } from "../base/errors.ts";
+
+Deno.test("utf8Chunks() never splits a character and keeps pieces within 256 bytes", () => {
+  const text = "a" + "漢😀é".repeat(300);
+  const chunks = utf8Chunks(new TextEncoder().encode(text));
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let joined = "";
+  for (const c of chunks) {
+    assert(c.length <= 256);
+    joined += decoder.decode(c);
+  }
+  assertEquals(joined, text);
+  assertEquals(utf8Chunks(new Uint8Array(0)), []);
+});
 
 Deno.test("parsePsmuxVersion() / psmuxVersionAtLeast(): 3.3.8 is the minimum", () => {
   assertEquals(parsePsmuxVersion("psmux 3.3.8\r\n"), { raw: "3.3.8", major: 3, minor: 3, patch: 8 });
@@ -96,7 +109,7 @@ Deno.test("psmuxNewSessionArgs() golden: one command list, env via -e, sink atta
 });
 
 Deno.test("psmuxPasteInvocations(): one round trip per 256-byte UTF-8 chunk, in order, keys on the last", () => {
-  const chunks = utf8Chunks("é".repeat(200));
+  const chunks = utf8Chunks(new TextEncoder().encode("é".repeat(200)));
   assertEquals(chunks.map((c) => c.length), [256, 144]);
   const calls = psmuxPasteInvocations("t1", "tag", ["f0", "f1"], { keysAfter: ["Enter"] });
   assertEquals(calls, [
@@ -188,7 +201,7 @@ Deno.test("the psmux backend sends every chunk through one chokepoint, in order,
   const f = await fakePsmux("3.3.8");
   try {
     const mux = createPsmux({ socketPath: "/x/tmux.sock", scratchDir: f.dir, bin: f.bin });
-    await mux.pasteText("t1", utf8Chunks("あ".repeat(100)), { keysAfter: ["Enter"] });
+    await mux.pasteText("t1", "あ".repeat(100), { keysAfter: ["Enter"] });
     const lines = (await Deno.readTextFile(f.log)).trim().split("\n");
     assertEquals(lines.length, 2);
     const ns = psmuxNamespace("/x/tmux.sock");

@@ -9,6 +9,7 @@ import type {
   MuxSession,
   NewSessionResult,
   NewSessionSpec,
+  PasteData,
   PasteIfReady,
   PasteOptions,
   PipeState,
@@ -465,8 +466,8 @@ class Tmux implements Multiplexer {
     await this.#run(pipePaneArgs(name, sink));
   }
 
-  async pasteText(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<void> {
-    const data = concat(chunks);
+  async pasteText(name: string, input: PasteData, options: PasteOptions = {}): Promise<void> {
+    const data = bytesOf(input);
     if (data.length === 0) {
       if (options.keysAfter?.length) await this.sendKeys(name, options.keysAfter);
       return;
@@ -496,8 +497,8 @@ class Tmux implements Multiplexer {
     }
   }
 
-  async pasteIfReady(name: string, chunks: Uint8Array[], options: PasteOptions = {}): Promise<PasteIfReady> {
-    const data = concat(chunks);
+  async pasteIfReady(name: string, input: PasteData, options: PasteOptions = {}): Promise<PasteIfReady> {
+    const data = bytesOf(input);
     const text = this.#control && data.length > 0 ? utf8Text(data) : null;
     if (text === null) return "unavailable";
     const tag = scratchTag(++this.#pastes);
@@ -651,6 +652,7 @@ function pasteTail(target: string, buffer: string, options: PasteOptions): strin
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const utf8Encoder = new TextEncoder();
 
 /** `data` as a string when it is valid UTF-8 without NUL (what a control-mode line can carry), else null. */
 function utf8Text(data: Uint8Array): string | null {
@@ -662,15 +664,9 @@ function utf8Text(data: Uint8Array): string | null {
   }
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const total = chunks.reduce((n, c) => n + c.length, 0);
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+/** The bytes a paste types: the whole text at once (tmux's server queues pane input losslessly; no chunks). */
+function bytesOf(input: PasteData): Uint8Array {
+  return typeof input === "string" ? utf8Encoder.encode(input) : input;
 }
 
 async function writeOwnerOnly(path: string, data: Uint8Array): Promise<void> {

@@ -353,7 +353,7 @@ Deno.test(
           const token = `<${w}.${j}>`;
           if (j % 3 === 0) assert(typeof (await mux.capture("work")) === "string");
           else if (j % 3 === 1) await mux.sendKeys("work", ["-l", token]);
-          else await mux.pasteText("work", [new TextEncoder().encode(`${token};#{x}`)], { exact: true });
+          else await mux.pasteText("work", `${token};#{x}`, { exact: true });
           if (j % 3 === 1) typed.push(token);
           if (j % 3 === 2) typed.push(`${token};#{x}`);
         }
@@ -562,7 +562,7 @@ Deno.test(
       await t.tmux("send-keys", "-t", "=p:", "Enter");
       const text = "x".repeat(65_535) + "\n";
       await new Promise((r) => setTimeout(r, 200));
-      await mux.pasteText("p", [new TextEncoder().encode(text)], { exact: true });
+      await mux.pasteText("p", text, { exact: true });
       let size = 0;
       for (let i = 0; i < 100 && size < text.length; i++) {
         await new Promise((r) => setTimeout(r, 50));

@@ -73,8 +73,17 @@ export async function smokeTest(server: ServerCommand, env: Record<string, strin
       env_vars: ["HISTFILE"],
     });
     const id = String(opened.session_id ?? "");
-    await call("pty_send", { session_id: id, text: probe.text });
-    const read = await call("pty_read", { session_id: id, wait: true, until: probe.expect, timeout: 20, raw: true });
+    // One call per command: the send waits and carries the output; should it not (a slow machine), the log from the
+    // send's cursor is read until the text comes.
+    const sent = await call("pty_send", { session_id: id, text: probe.text });
+    const read = String(sent.text ?? "").includes(probe.expect) ? sent : await call("pty_read", {
+      session_id: id,
+      wait: true,
+      until: probe.expect,
+      timeout: 20,
+      raw: true,
+      cursor: sent.log_cursor ?? 0,
+    });
     if (!String(read.text ?? "").includes(probe.expect)) {
       throw new Error(`the terminal did not print ${probe.expect} within 20s`);
     }

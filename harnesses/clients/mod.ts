@@ -59,6 +59,7 @@ export {
   CLAUDE_HOOK_NAMES,
   CLAUDE_HOOK_SPECS,
   CLAUDE_MIN_HOOK_VERSION,
+  CLAUDE_POST_MATCHER,
   claudeParentHookStatus,
   claudeSettingsPath,
   installClaudeParentHooks,

@@ -4,7 +4,7 @@
  * that aiterm-wait, which needs only this, does not load parent delivery.
  */
 import { getHarness } from "../../harnesses/mod.ts";
-import { observeSession, type Terminal } from "../terminal/mod.ts";
+import type { Terminal } from "../terminal/mod.ts";
 import { readAgentRecord } from "./record.ts";
 
 /** The agent-level state of a session. */
@@ -36,7 +36,7 @@ export async function observeAgent(terminal: Terminal, id: string): Promise<Agen
  * a blocking dialog the harness shows (approval, onboarding, login, usage limit, …).
  */
 export async function stuckReason(terminal: Terminal, id: string): Promise<string | null> {
-  const base = await observeSession(terminal, id, null).catch(() => null);
+  const base = await terminal.observe(id, null).catch(() => null);
   if (base?.state === "ended") return null;
   if (base?.state === "blocked") return base.reason;
   const agent = await observeAgent(terminal, id);

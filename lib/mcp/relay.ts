@@ -88,7 +88,7 @@ export class RemoteRelay implements Relay {
   async #prepare(target: RemoteTarget): Promise<PreparedRemote> {
     return await this.#ssh.prepare({
       target,
-      controlDir: controlDirFor(this.#deps.terminal.layout.root),
+      controlDir: controlDirFor(this.#deps.terminal.stateRoot),
       env: this.#deps.env,
       sshConfig: this.#deps.sshConfig,
     });

@@ -38,6 +38,38 @@ export interface ChildBoundary {
   remote?: Record<string, unknown> | null;
 }
 
+/**
+ * States of a notice: `ready` (waiting for a receiver), `sending`, `submitted` (handed to the parent),
+ * `expired` (the child went on before anyone took it: never sent), `failed` / `unknown` (as for answers).
+ */
+export type NoticeState = "ready" | "sending" | "submitted" | "expired" | "failed" | "unknown";
+
+/**
+ * A notice: the child's turn stopped on something it cannot get past by itself (an approval dialog, a
+ * login, a usage limit). One per blocking episode; the text says what it waits on and what to do.
+ */
+export interface DeliveryNotice {
+  /** 1, 2, … within its delivery. */
+  n: number;
+  /** The blocked reason (approval_required, login_required, rate_limited, harness_stopped, …). */
+  reason: string;
+  /** The approval dialog's digest (agent_approval), or null when there is no readable dialog. */
+  digest: string | null;
+  /** What the parent receives. */
+  text: string;
+  state: NoticeState;
+  received_by: string | null;
+  queued_submission_id: string | null;
+  error_code: string | null;
+  /** When the observer first saw the child stuck (before the 0.8 s confirmation). */
+  seen_at_ms: number;
+  ready_at_ms: number;
+  /** When a receiver finished handing it over (submitted), else null. */
+  handed_at_ms: number | null;
+  /** When the observer saw the episode end (the child went on), else null. */
+  ended_at_ms: number | null;
+}
+
 /** `<kind dir>/<delivery_id>.json`. */
 export interface DeliveryRecord {
   schema: "aiterm.parent-delivery.v1";
@@ -61,6 +93,18 @@ export interface DeliveryRecord {
   created_at_ms: number;
   ready_at_ms: number | null;
   updated_at_ms: number;
+  /** Notices of this request's child turn, oldest first (absent in records written before notices). */
+  notices?: DeliveryNotice[];
+}
+
+/** The notice a receiver may take now: the oldest `ready` one (null when none). */
+export function readyNotice(rec: DeliveryRecord): DeliveryNotice | null {
+  return rec.notices?.find((n) => n.state === "ready") ?? null;
+}
+
+/** How many notices of a delivery reached its parent. */
+export function noticesHanded(rec: DeliveryRecord): number {
+  return (rec.notices ?? []).filter((n) => n.state === "submitted" || n.state === "unknown").length;
 }
 
 /** The public `parent_delivery` receipt field. */

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { acquireLock, removeOldCandidates } from "./owner_lock.ts";
 import { createExclusiveJson, readJsonFile, writeFileAtomic, writeJsonAtomic } from "./atomic.ts";
 import { ensurePrivateDir } from "./private_dir.ts";
-import { type DeliveryRecord, envelope, me, type ParentKind } from "./delivery_record.ts";
+import { type DeliveryNotice, type DeliveryRecord, envelope, me, type ParentKind } from "./delivery_record.ts";
 
 /** Store prefixes: local children, and remote children (kept apart so an older reader never meets them). */
 export const STORE_PREFIXES = ["", "remote-"] as const;
@@ -85,6 +85,10 @@ export class DeliveryStore {
   }
   claimPath(kind: ParentKind, id: string): string {
     return join(this.dir(kind), `${id}.claim.json`);
+  }
+  /** The exclusive claim of notice `n` of a delivery (one receiver takes each notice). */
+  noticeClaimPath(kind: ParentKind, id: string, n: number): string {
+    return join(this.dir(kind), `${id}.notice-${n}.claim.json`);
   }
 
   async read(kind: ParentKind, id: string): Promise<DeliveryRecord | null> {
@@ -196,6 +200,49 @@ export class DeliveryStore {
       throw new Error("the receiver's output was cut off");
     }
     await this.update(kind, rec.delivery_id, (r) => ({ ...r, state: "submitted", sender: null }));
+    return true;
+  }
+
+  /**
+   * Hands notice `n` of a delivery to one receiver: claim, `sending`, write its text, `submitted`.
+   * False when it was not this receiver's to take (claimed by another, no longer ready: the child went
+   * on). A write that fails leaves the notice `unknown` (never sent again), and throws.
+   */
+  async handOverNotice(
+    kind: ParentKind,
+    id: string,
+    n: number,
+    receiver: string,
+    write: HandOverWrite,
+  ): Promise<boolean> {
+    const noticeOf = (r: DeliveryRecord | null) => r?.notices?.find((x) => x.n === n) ?? null;
+    if (noticeOf(await this.read(kind, id))?.state !== "ready") return false;
+    if (!(await createExclusiveJson(this.noticeClaimPath(kind, id, n), { receiver, ...me(), at_ms: Date.now() }))) {
+      return false;
+    }
+    const setNotice = (r: DeliveryRecord, change: (x: DeliveryNotice) => DeliveryNotice | null) => {
+      const at = (r.notices ?? []).findIndex((x) => x.n === n);
+      const next = at < 0 ? null : change(r.notices![at]!);
+      return next ? { ...r, notices: r.notices!.map((x, i) => i === at ? next : x) } : null;
+    };
+    const sending = await this.update(
+      kind,
+      id,
+      (r) => setNotice(r, (x) => x.state === "ready" ? { ...x, state: "sending", received_by: receiver } : null),
+    );
+    const notice = noticeOf(sending);
+    if (notice?.state !== "sending" || notice.received_by !== receiver) return false;
+    try {
+      await write(notice.text);
+    } catch {
+      await this.update(
+        kind,
+        id,
+        (r) => setNotice(r, (x) => ({ ...x, state: "unknown", error_code: "DELIVERY_OUTPUT_INTERRUPTED" })),
+      );
+      throw new Error("the receiver's output was cut off");
+    }
+    await this.update(kind, id, (r) => setNotice(r, (x) => ({ ...x, state: "submitted", handed_at_ms: Date.now() })));
     return true;
   }
 

@@ -23,14 +23,18 @@ export {
   alive,
   type ChildBoundary,
   type ChildOutcome,
+  type DeliveryNotice,
   type DeliveryReceipt,
   type DeliveryRecord,
   type DeliveryState,
   type Destination,
   envelope,
   me,
+  noticesHanded,
+  type NoticeState,
   type ParentKind,
   type ProcessRef,
+  readyNotice,
   receiptOf,
 } from "./delivery_record.ts";
 export { type ChildClaim, DeliveryStore, type HandOverWrite, STORE_PREFIXES } from "./delivery_store.ts";

@@ -16,16 +16,16 @@ import {
   sameProcessAlive,
 } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
-import type { LastSend } from "./last_send.ts";
+import type { LastSend } from "./files/last_send.ts";
 import { ownPromptWait } from "./foreground.ts";
 import { promptAt, promptHint, type PromptKind } from "./prompt.ts";
 import { LazyLogWaker, watchLog } from "./log_watch.ts";
 import { PaneBatch } from "./pane_batch.ts";
-import { readLog } from "./output_log.ts";
+import { readLog } from "./files/output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
 import type { Program } from "./linear_regex.ts";
 import { UntilWatch } from "./until.ts";
-import { markOffer } from "./mark_target.ts";
+import { markOffer } from "./send/mod.ts";
 import { fullScreenProgram, screenBusyHint, ScreenSettle, screenSettledHint } from "./full_screen.ts";
 
 /** How completion was decided. */
@@ -338,7 +338,7 @@ export async function waitForCompletion(spec: WaitSpec): Promise<Completion> {
 }
 
 /**
- * The hint of a `nested` verdict: `mark` is offered exactly where pty_send would accept it (lib/terminal/mark_target.ts:
+ * The hint of a `nested` verdict: `mark` is offered exactly where pty_send would accept it (lib/terminal/send/mark_target.ts:
  * a shell of a known dialect, or a prompt host with a named dialect; never vim, a REPL, …). `guessed`: the kernel
  * could not tell whether the program reads the terminal (ssh reads it together with its connection; no wait channel
  * from ps on macOS), so "waiting" rests on the program's name, and the hint says so.

@@ -1,5 +1,5 @@
 import type { TerminalModes } from "../../platform/mod.ts";
-import { BYTE_PIPES, PROMPT_HOSTS, REPLS } from "./programs.ts";
+import { BYTE_PIPES, PROMPT_HOSTS, REPLS } from "./send/mod.ts";
 
 /** Which foreground programs host their own prompt (so the shell's end mark will not come while they wait). */
 const NESTING: ReadonlySet<string> = new Set([

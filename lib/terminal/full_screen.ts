@@ -6,7 +6,7 @@
  * screen; a multiplexer that does not report the alternate screen). Shells and REPLs on the normal
  * screen are not full-screen: they stay `nested`.
  */
-import { SCREEN_PROGRAMS } from "./programs.ts";
+import { SCREEN_PROGRAMS } from "./send/mod.ts";
 
 /** What decides whether the foreground is a full-screen program. */
 export interface FullScreenFacts {

@@ -19,9 +19,9 @@ import { log } from "../../base/log.ts";
 import type { StateLayout } from "../state/mod.ts";
 import { gapMarkerName, outputSinkCommand } from "../../platform/mod.ts";
 import type { Multiplexer } from "../../platform/mod.ts";
-import { type LogGap, pruneLog, scanLog } from "./output_log.ts";
+import { type LogGap, pruneLog, scanLog } from "./files/output_log.ts";
 import { PaneBatch } from "./pane_batch.ts";
-import { readMeta, SESSION_ID_PATTERN, type SessionMeta } from "./session_meta.ts";
+import { readMeta, SESSION_ID_PATTERN, type SessionMeta } from "./files/session_meta.ts";
 
 /** What a liveness check found and did. */
 export interface WriterEvent {

@@ -2,8 +2,8 @@ import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { StateLayout } from "../state/mod.ts";
 import { type Multiplexer, type PipeState, segmentName } from "../../platform/mod.ts";
 import { LogSupervisor, readWarnings } from "./log_supervisor.ts";
-import { scanLog } from "./output_log.ts";
-import type { SessionMeta } from "./session_meta.ts";
+import { scanLog } from "./files/output_log.ts";
+import type { SessionMeta } from "./files/session_meta.ts";
 
 /** A multiplexer that only knows pipes: `piped` per session (absent = no live pane), and the sinks attached. */
 function fakeMux(piped: Map<string, boolean>) {

@@ -1,15 +1,15 @@
 /** The terminal layer's way in. */
-export { NotShellSession, Terminal } from "./terminal.ts";
+export { Terminal } from "./terminal.ts";
 export { buildTerminal } from "./build.ts";
 export type { BuildTerminalOptions } from "./build.ts";
-export type { KeyResult, OpenInput, OpenResult, SendInput, SendResult, SessionRow, TerminalDeps } from "./terminal.ts";
-export { KEY_SYNTAX, keyNames, resolveKey } from "./keys.ts";
-export { sanitizeInput } from "./sanitize.ts";
-export { assertInputSize, CHUNK_BYTES, INPUT_LIMIT_BYTES, utf8Chunks } from "./chunks.ts";
-export { SESSION_ID_PATTERN } from "./session_meta.ts";
-export { formatRead, MAX_TIMEOUT_S, readSession } from "./read.ts";
+export type { TerminalDeps } from "./terminal.ts";
+export type { OpenInput, OpenResult, SessionRow } from "./sessions.ts";
+export type { KeyResult, SendInput, SendResult } from "./send/mod.ts";
+export { assertInputSize, INPUT_LIMIT_BYTES, KEY_SYNTAX, keyNames, resolveKey, sanitizeInput } from "./send/mod.ts";
+export { SESSION_ID_PATTERN } from "./files/session_meta.ts";
+export { MAX_TIMEOUT_S } from "./read.ts";
+export { formatRead } from "./read_format.ts";
 export { MAX_PAGE_TEXT_BYTES } from "./read_page.ts";
 export type { ReadInput, ReadOptions, ReadResult } from "./read.ts";
 export { MAX_UNTIL_CHARS } from "./linear_regex.ts";
-export { observeSession } from "./observe.ts";
 export type { ObserveResult } from "./observe.ts";

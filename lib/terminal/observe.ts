@@ -7,7 +7,7 @@ import { foregroundOf, processArgvBytes, processTree } from "../../platform/mod.
 import { ownPromptWait } from "./foreground.ts";
 import { lastMarkSince, promptAt, type PromptKind } from "./prompt.ts";
 import { isFullScreen } from "./full_screen.ts";
-import type { Terminal } from "./terminal.ts";
+import type { TerminalParts } from "./parts.ts";
 
 /** The state of a session as observed. */
 export type ObservedState =
@@ -73,7 +73,11 @@ function decodeCursor(s: string): CursorData {
  * Observes a session.
  * @throws {AppError} SESSION_NOT_FOUND, INVALID_ARGUMENT
  */
-export async function observeSession(terminal: Terminal, id: string, cursor?: string | null): Promise<ObserveResult> {
+export async function observeSession(
+  terminal: TerminalParts,
+  id: string,
+  cursor?: string | null,
+): Promise<ObserveResult> {
   const previous = cursor ? decodeCursor(cursor) : null;
   const { meta, live } = await terminal.describe(id);
   if (!meta && !live) {

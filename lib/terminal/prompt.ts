@@ -11,7 +11,7 @@ import {
   readTerminalModes,
   type TerminalModes,
 } from "../../platform/mod.ts";
-import { logExtent, readLog } from "./output_log.ts";
+import { logExtent, readLog } from "./files/output_log.ts";
 
 export type { PromptKind } from "../../platform/mod.ts";
 

@@ -7,7 +7,7 @@ import { readJsonFile } from "../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
-import { logExtent, type LogSlice } from "./output_log.ts";
+import { logExtent, type LogSlice } from "./files/output_log.ts";
 import {
   findLine,
   fitTail,
@@ -21,8 +21,8 @@ import { reduceOutput, stripControl } from "./reduce/mod.ts";
 import { reduceScreen } from "./screen.ts";
 import { lastLogLine } from "./waiting_line.ts";
 import { readWarnings, type WriterEvent } from "./log_supervisor.ts";
-import type { Terminal } from "./terminal.ts";
-import type { LastSend } from "./last_send.ts";
+import type { TerminalParts } from "./parts.ts";
+import type { LastSend } from "./files/last_send.ts";
 
 /** The longest wait a read accepts; larger values are clamped. */
 export const MAX_TIMEOUT_S = 600;
@@ -130,7 +130,7 @@ const GATE_BUSY_HINT =
  * @throws {AppError} SESSION_NOT_FOUND, INVALID_ARGUMENT, READ_IN_PROGRESS
  */
 export async function readSession(
-  terminal: Terminal,
+  terminal: TerminalParts,
   input: ReadInput,
   options: ReadOptions = {},
 ): Promise<ReadResult> {
@@ -237,7 +237,7 @@ function runningMs(last: LastSend | null): number | null {
 
 /** What {@link readSession} decided before reading, and how the cursor's move is handed over. */
 interface Held {
-  meta: Awaited<ReturnType<Terminal["meta"]>>;
+  meta: Awaited<ReturnType<TerminalParts["meta"]>>;
   range: { lo: number; hi: number | null } | null;
   until: ReturnType<typeof compileUntil> | null;
   waits: boolean;
@@ -247,7 +247,7 @@ interface Held {
   hold: ((commit: () => Promise<void>) => Promise<void>) | null;
 }
 
-async function readHeld(terminal: Terminal, input: ReadInput, options: ReadOptions, h: Held): Promise<ReadResult> {
+async function readHeld(terminal: TerminalParts, input: ReadInput, options: ReadOptions, h: Held): Promise<ReadResult> {
   const { progress, signal } = options;
   const { meta, range, until, waits } = h;
   const id = input.session_id;
@@ -580,24 +580,4 @@ async function readLineRange(o: {
     nextLine,
     truncated: at.truncated || p.slice.truncated,
   };
-}
-
-/** The text an AI reads for a read result: the output, the meta line, and the completion verdict. */
-export function formatRead(r: ReadResult): string {
-  const parts = [r.text];
-  if (r.meta) parts.push(r.meta);
-  const cur = r.next_cursor !== null
-    ? ` next_cursor=${r.next_cursor}${r.has_more ? " has_more" : ""}${r.truncated ? " truncated" : ""}`
-    : "";
-  // What follows the verdict: the cursor and whether the session ended; nothing (no dangling ";") for a screen.
-  const tail = [cur.trim(), r.state === "ended" ? "session ended" : ""].filter((p) => p !== "").join(" ");
-  if (r.via) {
-    const exit = (r.exit_status !== null ? ` exit=${r.exit_status}` : "") + (r.prompt ? ` prompt=${r.prompt}` : "");
-    parts.push(`[is_complete=${r.is_complete} via ${r.via}${exit} in ${r.waited_ms} ms${tail ? `; ${tail}` : ""}]`);
-    if (r.hint) parts.push(`[hint: ${r.hint}]`);
-  } else if (tail) {
-    parts.push(`[${tail}]`);
-  }
-  for (const w of r.warnings ?? []) parts.push(`[warning: ${w}]`);
-  return parts.filter((p) => p !== "").join("\n");
 }

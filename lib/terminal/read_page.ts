@@ -5,7 +5,7 @@
  * where it stopped. Line numbers are found by scanning newlines in bounded chunks.
  */
 import { jsonStringBytes } from "../../base/json_size.ts";
-import { completeUtf8Prefix, leadingContinuationBytes, type LogSlice, readLog } from "./output_log.ts";
+import { completeUtf8Prefix, leadingContinuationBytes, type LogSlice, readLog } from "./files/output_log.ts";
 
 /**
  * The most bytes the JSON of one read's `text` may take: the 1 MiB result limit (lib/mcp/result.ts)

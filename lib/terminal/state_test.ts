@@ -2,8 +2,8 @@ import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.
 import { AppError } from "../../base/errors.ts";
 import { createExclusiveJson, HotFiles, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
 import { ensurePrivateDir } from "../state/private_dir.ts";
-import { logExtent, pruneLog, readLog } from "./output_log.ts";
-import { withSendLock } from "./send_lock.ts";
+import { logExtent, pruneLog, readLog } from "./files/output_log.ts";
+import { withSendLock } from "./send/send_lock.ts";
 import { segmentName } from "../../platform/mod.ts";
 
 Deno.test("writeJsonAtomic() leaves no temp file and mode 0600", async () => {
@@ -106,7 +106,7 @@ Deno.test("a send lock held by a live process is busy; SIGKILL of that process m
   const dir = await Deno.makeTempDir();
   try {
     const path = `${dir}/send.lock`;
-    const lockModule = new URL("./send_lock.ts", import.meta.url).href;
+    const lockModule = new URL("./send/send_lock.ts", import.meta.url).href;
     const code = `import { withSendLock } from ${JSON.stringify(lockModule)};
 await withSendLock(${JSON.stringify(path)}, { sessionId: "s" }, async () => {
   await Deno.writeTextFile(${JSON.stringify(`${dir}/held`)}, "");

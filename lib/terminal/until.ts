@@ -10,7 +10,7 @@
 import { AppError } from "../../base/errors.ts";
 import { sleep } from "../../base/wait.ts";
 import { type Program, StreamMatcher } from "./linear_regex.ts";
-import { readLog } from "./output_log.ts";
+import { readLog } from "./files/output_log.ts";
 import { printedText } from "./reduce/mod.ts";
 
 /** The longest line kept while it is being written; a longer line is matched on its newest part. */

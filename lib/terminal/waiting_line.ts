@@ -3,7 +3,7 @@
  * `input_prompt` with no new output still shows what the program asks (its prompt was printed before the cursor,
  * and an earlier read consumed it).
  */
-import { readLog } from "./output_log.ts";
+import { readLog } from "./files/output_log.ts";
 import { stripControl } from "./reduce/mod.ts";
 
 /** How far back the line is looked for. */

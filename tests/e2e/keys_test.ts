@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
 import { connect } from "../helpers/mcp.ts";
-import { acceptedKeyNames, resolveKey } from "../../lib/terminal/keys.ts";
+import { acceptedKeyNames, resolveKey } from "../../lib/terminal/send/keys.ts";
 import { createTmux, tmuxArg } from "../../platform/mod.ts";
 
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };

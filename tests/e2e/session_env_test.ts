@@ -17,7 +17,21 @@ async function panePid(t: TestEnv, id: string): Promise<number> {
   return pid;
 }
 
+/**
+ * The environment the pane's program was started with. pty_open of a shell without integration (sh) returns once the
+ * launcher reported its directory, which can be a moment before it execs the shell with the session's environment:
+ * until then /proc shows the launcher's own, so this waits (up to 5 s) for the exec'd one (it has AITERM_SESSION_ID).
+ */
 async function environOf(pid: number): Promise<Map<string, string>> {
+  for (let i = 0; i < 100; i++) {
+    const env = await environOnce(pid);
+    if (env.has("AITERM_SESSION_ID")) return env;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return await environOnce(pid);
+}
+
+async function environOnce(pid: number): Promise<Map<string, string>> {
   const raw = await Deno.readTextFile(`/proc/${pid}/environ`);
   const env = new Map<string, string>();
   for (const entry of raw.split("\0")) {

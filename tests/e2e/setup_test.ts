@@ -12,7 +12,7 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { hasTmux } from "../helpers/env.ts";
 import { findVendorClis, vendorHome } from "../helpers/vendor.ts";
-import { CLAUDE_HOOK_MATCHER, installClaudeParentHooks } from "../../harnesses/clients/mod.ts";
+import { CLAUDE_HOOK_MATCHER, CLAUDE_POST_MATCHER, installClaudeParentHooks } from "../../harnesses/clients/mod.ts";
 import { Client, StdioClientTransport } from "../../lib/mcp/sdk.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -226,10 +226,11 @@ async function assertParentHooks(home: string): Promise<void> {
         { matcher: CLAUDE_HOOK_MATCHER, hooks: [handler("claude-pre-tool-use", 30)] },
       ],
       PostToolUse: [{
-        matcher: CLAUDE_HOOK_MATCHER,
+        matcher: CLAUDE_POST_MATCHER,
         hooks: [{ ...handler("claude-post-tool-use", 86400), asyncRewake: true }],
       }],
       SessionEnd: [{ hooks: [handler("claude-session-end", 30)] }],
+      Stop: [{ hooks: [{ ...handler("claude-stop", 86400), asyncRewake: true }] }],
     },
     permissions: { allow: [] },
   });
@@ -550,7 +551,7 @@ Deno.test({
     const result = r.result as unknown as { schema: string; status: string; actions: Record<string, unknown>[] };
     assertEquals([result.schema, result.status], ["aiterm.setup-hooks-result.v1", "ok"]);
     assertEquals(result.actions.map((a) => [a.action, a.status, a.removed_entries]), [
-      ["remove_claude_parent_hooks", "removed", 3],
+      ["remove_claude_parent_hooks", "removed", 4],
       ["remove_cursor_parent_hooks", "removed", 2],
     ]);
     assertEquals(await Deno.readTextFile(`${home}/.claude/settings.json`), CLAUDE_SETTINGS);

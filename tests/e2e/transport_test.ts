@@ -11,7 +11,7 @@ import { findExecutable } from "../../platform/which.ts";
 import { createTmux } from "../../platform/tmux.ts";
 import { StateLayout } from "../../lib/state/mod.ts";
 import { loadConfig } from "../../base/config.ts";
-import { readSession, Terminal } from "../../lib/terminal/mod.ts";
+import { Terminal } from "../../lib/terminal/mod.ts";
 
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
 
@@ -208,7 +208,7 @@ Deno.test(
       ways.length = 0;
       const sent = await term.send({ session_id: id, text: "echo once-$((40+2))" });
       assertEquals(ways, ["ready:not_ready", "paste"], "tmux refused the remembered pane, then the send typed once");
-      const done = await readSession(term, { session_id: id, wait: true, timeout: 10, cursor: sent.log_cursor });
+      const done = await term.read({ session_id: id, wait: true, timeout: 10, cursor: sent.log_cursor });
       assertEquals(done.is_complete, true, JSON.stringify(done));
       assert(done.text.includes("once-42"), done.text);
       const screen = (await t.tmux("capture-pane", "-p", "-J", "-t", `=${id}:`)).stdout;

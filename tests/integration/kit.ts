@@ -5,7 +5,9 @@
  * (two services on one state root, as two aiterm processes would be).
  */
 import { loadConfig } from "../../base/config.ts";
-import { buildTerminal, type Terminal } from "../../lib/terminal/mod.ts";
+import { buildTerminal, Terminal } from "../../lib/terminal/mod.ts";
+import { StateLayout } from "../../lib/state/mod.ts";
+import { defaultStateRoot, type Multiplexer, selectMultiplexer } from "../../platform/mod.ts";
 import { makeTestEnv, type TestEnv } from "../../devkit/env.ts";
 
 /** One terminal service over a test environment's state root. */
@@ -22,10 +24,29 @@ export function service(t: TestEnv, env: Record<string, string> = {}): Service {
   return {
     terminal,
     async [Symbol.asyncDispose]() {
-      await terminal.logs.stop();
-      await (terminal.mux as { close?: () => Promise<void> }).close?.();
+      await terminal.shutdown();
     },
   };
+}
+
+/**
+ * {@link service} built by hand as buildTerminal builds it, with its multiplexer seen through `watch` (a test that
+ * counts what the terminal asks the multiplexer: `watch` may replace the methods of the object it is given).
+ */
+export function watchedService(t: TestEnv, watch: (mux: Multiplexer) => void): Service {
+  const env = t.env;
+  const config = loadConfig(env);
+  const layout = new StateLayout(defaultStateRoot(env, config.stateDir));
+  const mux = selectMultiplexer({
+    socketPath: layout.socketPath,
+    scratchDir: layout.scratchDir,
+    serverRecordPath: layout.tmuxServerRecord,
+    config,
+    env,
+  });
+  watch(mux);
+  const terminal = new Terminal({ mux, layout, env, defaultCwd: t.root, config });
+  return { terminal, [Symbol.asyncDispose]: () => terminal.shutdown() };
 }
 
 /** A test environment with one service; both are torn down together. */

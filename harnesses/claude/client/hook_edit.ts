@@ -1,7 +1,7 @@
 /**
  * aiterm's parent hooks in Claude Code's `settings.json` and the text edits that add or remove them:
  * pure functions over file text. Ownership is decided by the handler alone, never by position: a
- * handler whose `args` end with `["hook", <one of our three names>]`.
+ * handler whose `args` end with `["hook", <one of our names>]`.
  */
 import { addGroupHooks, type GroupHookFile, removeGroupHooks, type ServerCommand } from "../../common/client/mod.ts";
 
@@ -9,14 +9,27 @@ import { addGroupHooks, type GroupHookFile, removeGroupHooks, type ServerCommand
 export const CLAUDE_HOOK_MATCHER =
   "^mcp__.+__(pty_send|agent_launch|claude_agent|codex_agent|grok_agent|cursor_agent)$";
 
+/**
+ * PostToolUse: those, plus `agent_approval` (and its alias `claude_approval`), whose own PostToolUse brings
+ * the answer of a child that stopped on a dialog after the dispatch's hook already carried the notice
+ * (Claude runs each once).
+ */
+export const CLAUDE_POST_MATCHER =
+  "^mcp__.+__(pty_send|agent_launch|claude_agent|codex_agent|grok_agent|cursor_agent|agent_approval|claude_approval)$";
+
 /** The `aiterm-mcp hook <name>` names installed into Claude Code (a fixed contract with the handlers). */
-export const CLAUDE_HOOK_NAMES = ["claude-pre-tool-use", "claude-post-tool-use", "claude-session-end"] as const;
+export const CLAUDE_HOOK_NAMES = [
+  "claude-pre-tool-use",
+  "claude-post-tool-use",
+  "claude-session-end",
+  "claude-stop",
+] as const;
 /** One of {@link CLAUDE_HOOK_NAMES}. */
 export type ClaudeHookName = typeof CLAUDE_HOOK_NAMES[number];
 
 /** One Claude hook aiterm installs. */
 export interface ClaudeHookSpec {
-  event: "PreToolUse" | "PostToolUse" | "SessionEnd";
+  event: "PreToolUse" | "PostToolUse" | "SessionEnd" | "Stop";
   name: ClaudeHookName;
   matcher?: string;
   /** Seconds. */
@@ -25,18 +38,21 @@ export interface ClaudeHookSpec {
   asyncRewake?: true;
 }
 
-/** The three Claude hooks, in the order they are added to a file that has none. */
+/** The four Claude hooks, in the order they are added to a file that has none. */
 export const CLAUDE_HOOK_SPECS: readonly ClaudeHookSpec[] = [
   { event: "PreToolUse", name: "claude-pre-tool-use", matcher: CLAUDE_HOOK_MATCHER, timeout: 30 },
   // Waits for the child's answer for up to a day, then hands it to the parent with exit 2.
   {
     event: "PostToolUse",
     name: "claude-post-tool-use",
-    matcher: CLAUDE_HOOK_MATCHER,
+    matcher: CLAUDE_POST_MATCHER,
     timeout: 86400,
     asyncRewake: true,
   },
   { event: "SessionEnd", name: "claude-session-end", timeout: 30 },
+  // At the end of each parent turn: brings the answer of a child whose notice already used its dispatch's
+  // PostToolUse (exits at once when there is none).
+  { event: "Stop", name: "claude-stop", timeout: 86400, asyncRewake: true },
 ];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -74,7 +90,7 @@ const CLAUDE_SETTINGS: GroupHookFile = {
 };
 
 /**
- * Adds (or brings up to date) aiterm's three Claude hooks in the text of `settings.json`. An
+ * Adds (or brings up to date) aiterm's Claude hooks in the text of `settings.json`. An
  * existing aiterm group keeps its place; an identical one is left alone, so a second run returns
  * the same text. Our handlers found in someone else's group, under the wrong event or twice are
  * removed. Throws JsonSyntaxError / JsonShapeError for a file it cannot edit safely.

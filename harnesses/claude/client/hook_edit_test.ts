@@ -4,6 +4,7 @@ import {
   addClaudeParentHooks,
   CLAUDE_HOOK_MATCHER,
   CLAUDE_HOOK_SPECS,
+  CLAUDE_POST_MATCHER,
   claudeHookGroup,
   claudeHookName,
   removeClaudeParentHooks,
@@ -27,7 +28,7 @@ const FOREIGN = `{
 }
 `;
 
-Deno.test("Claude install: foreign hooks and keys keep their bytes; our three groups are added as specified", () => {
+Deno.test("Claude install: foreign hooks and keys keep their bytes; our four groups are added as specified", () => {
   const out = addClaudeParentHooks(FOREIGN, BASE);
   const v = JSON.parse(out);
   // Everything before our first insertion is untouched, and the foreign Stop line keeps its odd spacing.
@@ -35,7 +36,8 @@ Deno.test("Claude install: foreign hooks and keys keep their bytes; our three gr
     out.startsWith(FOREIGN.slice(0, FOREIGN.indexOf("]}]}") + 4)),
     "the foreign PreToolUse group was rewritten",
   );
-  assert(out.includes('"Stop":   [ {"hooks": [{"type": "command", "command": "say done"}]} ]'), out);
+  // The foreign Stop group keeps its bytes; ours is added after it in the same array.
+  assert(out.includes('"Stop":   [ {"hooks": [{"type": "command", "command": "say done"}]}'), out);
   assert(out.endsWith('  "disableAllHooks": false\n}\n'));
   assertEquals(v.model, "opus");
   assertEquals(v.permissions, { allow: ["Bash(ls:*)"] });
@@ -51,7 +53,7 @@ Deno.test("Claude install: foreign hooks and keys keep their bytes; our three gr
     }],
   });
   assertEquals(v.hooks.PostToolUse, [{
-    matcher: CLAUDE_HOOK_MATCHER,
+    matcher: CLAUDE_POST_MATCHER,
     hooks: [{
       type: "command",
       command: "/opt/deno",
@@ -68,6 +70,17 @@ Deno.test("Claude install: foreign hooks and keys keep their bytes; our three gr
       timeout: 30,
     }],
   }]);
+  // The Stop hook joins the foreign Stop group's event, after it, in its own group.
+  assertEquals(v.hooks.Stop.length, 2);
+  assertEquals(v.hooks.Stop[1], {
+    hooks: [{
+      type: "command",
+      command: "/opt/deno",
+      args: ["run", "-A", "/src/aiterm/main.ts", "hook", "claude-stop"],
+      timeout: 86400,
+      asyncRewake: true,
+    }],
+  });
 });
 
 Deno.test("Claude re-install with the same command returns the same text; a new command is replaced in place", () => {
@@ -133,14 +146,14 @@ Deno.test("Claude: duplicates and an aiterm handler under the wrong event are cl
   );
   const v = JSON.parse(addClaudeParentHooks(text, BASE));
   assertEquals(v.hooks.PreToolUse, [pre, { matcher: "Bash", hooks: [{ type: "command", command: "g" }] }]);
-  assertEquals(v.hooks.Stop, undefined);
+  assertEquals(v.hooks.Stop, [claudeHookGroup(CLAUDE_HOOK_SPECS[3]!, BASE)]);
   assertEquals(v.hooks.SessionEnd, [claudeHookGroup(CLAUDE_HOOK_SPECS[2]!, BASE)]);
 });
 
 Deno.test("Claude removal takes only aiterm's handlers; install then remove gives back the original bytes", () => {
   const installed = addClaudeParentHooks(FOREIGN, BASE);
   const r = removeClaudeParentHooks(installed);
-  assertEquals(r.removed, 3);
+  assertEquals(r.removed, 4);
   assertEquals(r.text, FOREIGN);
   assertEquals(removeClaudeParentHooks(r.text), { text: FOREIGN, removed: 0 });
   // A file without hooks: the keys we created go again.

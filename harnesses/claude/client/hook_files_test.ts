@@ -17,6 +17,7 @@ Deno.test("Claude hooks: install creates a private settings file, reads back rea
       "PreToolUse",
       "PostToolUse",
       "SessionEnd",
+      "Stop",
     ]]);
     const first = await installClaudeParentHooks(server, { env, home, dryRun: false });
     assertEquals([first.outcome, first.config_path_kind], ["written", "missing"]);
@@ -61,7 +62,7 @@ Deno.test("Claude hooks: a symlinked settings.json is updated through the link, 
     assertEquals(await Deno.readTextFile(r.backup_path!), FOREIGN);
     assert(claudeParentHookStatus(home, env).ready);
     const removed = await uninstallClaudeParentHooks({ env, home, dryRun: false });
-    assertEquals([removed.outcome, removed.removed], ["written", 3]);
+    assertEquals([removed.outcome, removed.removed], ["written", 4]);
     assertEquals(await Deno.readTextFile(`${home}/dotfiles/settings.json`), FOREIGN);
     assert((await Deno.lstat(`${home}/.claude/settings.json`)).isSymlink);
   }));
@@ -115,6 +116,7 @@ Deno.test("Claude status: disabled, outdated, program gone and missing are told 
       "PreToolUse",
       "PostToolUse",
       "SessionEnd",
+      "Stop",
     ]]);
 
     const w = JSON.parse(await Deno.readTextFile(path));

@@ -5,7 +5,13 @@
  */
 export { claudeParent, type ClaudeParentOptions } from "./parent.ts";
 export { claudeClient } from "./register.ts";
-export { CLAUDE_HOOK_MATCHER, CLAUDE_HOOK_NAMES, CLAUDE_HOOK_SPECS, removeClaudeParentHooks } from "./hook_edit.ts";
+export {
+  CLAUDE_HOOK_MATCHER,
+  CLAUDE_HOOK_NAMES,
+  CLAUDE_HOOK_SPECS,
+  CLAUDE_POST_MATCHER,
+  removeClaudeParentHooks,
+} from "./hook_edit.ts";
 export {
   checkClaudeHookVersion,
   CLAUDE_MIN_HOOK_VERSION,

@@ -17,6 +17,7 @@ import {
   type ClaudePreRecord,
   claudePreToolUse,
   claudeSessionEnd,
+  claudeStop,
   SESSION_ENDED,
   TOOL_USE_ID,
 } from "./parent_hooks.ts";
@@ -112,12 +113,15 @@ export function claudeParent(options: ClaudeParentOptions): ParentIntegration {
     instructions: (base) =>
       `${base} As a Claude Code parent you do nothing to get a child's answer: aiterm's hooks (installed by ` +
       "`aiterm-mcp setup`) bring it into this conversation when the child's turn ends, while you go on. Do not " +
-      "poll or wait. Without the hooks a request is refused with CLAUDE_PARENT_HOOK_UNAVAILABLE before anything " +
-      "reaches the child.",
+      "poll or wait. If the child stops on a dialog (an approval, a sign-in, a usage limit), a notice comes the " +
+      "same way: it says what the child waits on and the agent_approval call that answers it; the answer still " +
+      "comes by itself after that. Without the hooks a request is refused with CLAUDE_PARENT_HOOK_UNAVAILABLE " +
+      "before anything reaches the child.",
     hooks: {
       "claude-pre-tool-use": claudePreToolUse,
       "claude-post-tool-use": (stdin, ctx) => claudePostToolUse(stdin, ctx),
       "claude-session-end": claudeSessionEnd,
+      "claude-stop": (stdin, ctx) => claudeStop(stdin, ctx),
     },
   };
 }

@@ -8,7 +8,13 @@ import {
   readJsonFile,
   writeJsonAtomic,
 } from "../../../lib/state/mod.ts";
-import { collectingContext, deliveryRecord, makeReady, tempParentStore } from "../../common/client/parent_test_kit.ts";
+import {
+  addNotice,
+  collectingContext,
+  deliveryRecord,
+  makeReady,
+  tempParentStore,
+} from "../../common/client/parent_test_kit.ts";
 import {
   claudeHooksDir,
   claudeIndexPath,
@@ -16,6 +22,7 @@ import {
   claudePrePath,
   claudePreToolUse,
   claudeSessionEnd,
+  claudeStop,
 } from "./parent_hooks.ts";
 
 function claudeRecord(over: Partial<DeliveryRecord> = {}): DeliveryRecord {
@@ -139,4 +146,85 @@ Deno.test("PostToolUse is woken by the record's change, not by its poll (a file 
   assertStringIncludes(c.out.stderr, "watched body");
   const waited = Date.now() - t0;
   assert(waited < 5000, `the answer came at ${waited} ms: from the limit's last look, not from the writes`);
+});
+
+const approvalInput = (toolUseId: string, conversation: string, child: string) =>
+  JSON.stringify({
+    session_id: conversation,
+    hook_event_name: "PostToolUse",
+    tool_name: "mcp__aiterm__agent_approval",
+    tool_input: { action: "respond", session_id: child, approval_choice: "approve_once" },
+    tool_use_id: toolUseId,
+  });
+
+Deno.test("claude: the dispatch's PostToolUse carries the notice; agent_approval's PostToolUse then carries the answer", async () => {
+  await using store = await tempParentStore();
+  const rec = await claudeDelivery(store);
+  // A tool that is not an approval carries nothing.
+  const observe = JSON.stringify({
+    session_id: "conv-1",
+    tool_name: "mcp__aiterm__pty_observe",
+    tool_input: { session_id: "child" },
+    tool_use_id: "toolu_o",
+  });
+  assertEquals(await claudePostToolUse(observe, collectingContext(store).ctx), 0);
+  // Before any notice was handed, agent_approval's hook has nothing to carry (the dispatch's hook still waits).
+  const early = collectingContext(store);
+  assertEquals(await claudePostToolUse(approvalInput("toolu_a0", "conv-1", "child"), early.ctx), 0);
+  const first = collectingContext(store);
+  const dispatchHook = claudePostToolUse(JSON.stringify({ tool_use_id: "toolu_1" }), first.ctx, { pollMs: 10 });
+  await addNotice(
+    store,
+    rec,
+    '[aiterm] child agent session "child" (claude-code), turn 2: blocked (approval_required)',
+  );
+  assertEquals(await dispatchHook, 2);
+  assertStringIncludes(first.out.stderr, "blocked (approval_required)");
+  // Claude runs that PostToolUse once: it is spent. Another conversation, or another child, carries nothing.
+  const other = collectingContext(store);
+  assertEquals(await claudePostToolUse(approvalInput("toolu_x", "conv-2", "child"), other.ctx), 0);
+  assertEquals(await claudePostToolUse(approvalInput("toolu_y", "conv-1", "other-child"), other.ctx), 0);
+  // The parent's agent_approval call about that child: its own PostToolUse waits and brings the answer.
+  const second = collectingContext(store);
+  const approvalHook = claudePostToolUse(approvalInput("toolu_a1", "conv-1", "child"), second.ctx, { pollMs: 10 });
+  await new Promise((r) => setTimeout(r, 50));
+  assertEquals(second.out.stderr, "");
+  await makeReady(store, rec, "the final answer");
+  assertEquals(await approvalHook, 2);
+  assertStringIncludes(second.out.stderr, "the final answer");
+  assertEquals(first.out.stderr.includes("the final answer"), false);
+  const after = await store.read("claude", rec.delivery_id);
+  assertEquals([after?.state, after?.received_by], ["submitted", "claude_agent_approval"]);
+  assertEquals(after?.notices?.map((n) => [n.state, n.received_by]), [["submitted", "claude_post_tool_use"]]);
+});
+
+Deno.test("claude Stop: carries a notice-spent delivery's next message, once, racing agent_approval's hook; exits 0 when none", async () => {
+  await using store = await tempParentStore();
+  const stopInput = JSON.stringify({ session_id: "conv-1", hook_event_name: "Stop", stop_hook_active: false });
+  const none = collectingContext(store);
+  assertEquals(await claudeStop(stopInput, none.ctx), 0);
+  const rec = await claudeDelivery(store);
+  // A delivery whose dispatch hook has not carried anything yet is not the Stop hook's.
+  assertEquals(await claudeStop(stopInput, none.ctx, { timeoutMs: 100, pollMs: 10 }), 0);
+  await addNotice(store, rec, "notice one");
+  const d = collectingContext(store);
+  assertEquals(await claudePostToolUse(JSON.stringify({ tool_use_id: "toolu_1" }), d.ctx, { pollMs: 10 }), 2);
+  // Two carriers wait: the Stop hook and agent_approval's PostToolUse; a second notice goes to exactly one.
+  const s1 = collectingContext(store);
+  const s2 = collectingContext(store);
+  const stop = claudeStop(stopInput, s1.ctx, { pollMs: 10 });
+  const approval = claudePostToolUse(approvalInput("toolu_a1", "conv-1", "child"), s2.ctx, { pollMs: 10 });
+  await new Promise((r) => setTimeout(r, 50));
+  await addNotice(store, rec, "notice two");
+  const firstDone = await Promise.race([stop.then(() => "stop"), approval.then(() => "approval")]);
+  const winner = firstDone === "stop" ? s1 : s2;
+  assertStringIncludes(winner.out.stderr, "notice two");
+  // The other one takes the answer.
+  await makeReady(store, rec, "answer after two notices");
+  assertEquals([await stop, await approval], [2, 2]);
+  const loser = firstDone === "stop" ? s2 : s1;
+  assertStringIncludes(loser.out.stderr, "answer after two notices");
+  assertEquals((s1.out.stderr + s2.out.stderr).split("answer after two notices").length, 2);
+  // The delivery is over: a later Stop hook exits at once.
+  assertEquals(await claudeStop(stopInput, collectingContext(store).ctx), 0);
 });

@@ -84,6 +84,12 @@ Deno.test({
     }).spawn();
     try {
       await codexDir(root, "parents", 12);
+      // The child runs bash only once it has exec'd: until then its command line is the spawning runtime's.
+      for (let i = 0; i < 200; i++) {
+        const argv = await Deno.readTextFile(`/proc/${parent.pid}/cmdline`).catch(() => "");
+        if (argv.includes("tool_timeout_sec=7")) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
       const cut = codexCallCut("codex-mcp-client", { HOME: `${root}/h` }, parent.pid)!;
       assertEquals(cut.cutMs, 7_000);
       assertStringIncludes(cut.source, "given with -c");

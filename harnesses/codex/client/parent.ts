@@ -5,7 +5,6 @@
  * answer to the running turn (steer_hook.ts).
  */
 import { join } from "node:path";
-import { envelope } from "../../../lib/state/mod.ts";
 import { processEnvVar } from "../../../platform/mod.ts";
 import { type HookContext, type ParentIntegration, type PushOutcome, resolveBinary } from "../../common/client/mod.ts";
 import { codexBinary } from "../launch.ts";
@@ -82,16 +81,17 @@ export function codexParent(options: CodexParentOptions = {}): ParentIntegration
         key: `codex:${home}:${call.ref}`,
       });
     },
-    async push(rec, body, host) {
+    async push(rec, message, host) {
       const bin = codexBinFor(host.env);
       const thread = rec.destination.thread_id;
       const home = rec.destination.codex_home;
-      if (body === null || !bin || !thread || !home) {
+      if (message === null || !bin || !thread || !home) {
         return { state: "failed", error_code: bin ? "DELIVERY_BODY_MISSING" : "CODEX_APP_SERVER_UNAVAILABLE" };
       }
       try {
         const target = { codexBin: bin, codexHome: home, threadId: thread, env: host.env };
-        const res = await queue(target, envelope(rec, body), rec.delivery_id);
+        // A notice has its own id (`<delivery>.notice-<n>`), so the queue never takes it for the answer.
+        const res = await queue(target, message.text, message.client_id);
         return { state: "submitted", queued_submission_id: res.queuedSubmissionId, received_by: "codex_queue" };
       } catch (err) {
         return failureOutcome(err);
@@ -107,7 +107,9 @@ export function codexParent(options: CodexParentOptions = {}): ParentIntegration
     },
     instructions: (base) =>
       `${base} As a Codex parent you do nothing to get a child's answer: it is queued into this thread by ` +
-      "itself when the child's turn ends. Do not poll or wait. A receipt warning CODEX_PARENT_ID_UNAVAILABLE " +
+      "itself when the child's turn ends. Do not poll or wait. If the child stops on a dialog (an approval, a " +
+      "sign-in, a usage limit), a notice is queued the same way: it says what the child waits on and the " +
+      "agent_approval call that answers it; the answer still follows by itself. A receipt warning CODEX_PARENT_ID_UNAVAILABLE " +
       "means that request had no thread id: then use its wait_process.",
     warning(call, receipt) {
       if (receipt.delivered || !receipt.turnStarted) return undefined;

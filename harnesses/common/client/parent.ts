@@ -49,6 +49,12 @@ export interface ParentReadiness {
   [field: string]: unknown;
 }
 
+/** What a server-side send hands over: a stable id for this message (the delivery id for the answer) and its text. */
+export interface PushMessage {
+  client_id: string;
+  text: string;
+}
+
 /** What a server-side send of a ready body ended as. */
 export type PushOutcome =
   | { state: "submitted"; queued_submission_id: string | null; received_by: string }
@@ -90,8 +96,11 @@ export interface ParentIntegration {
   resolve(call: ParentCall, host: ParentHost): Promise<ResolvedDestination | null>;
   /** After the record is written (the request is not typed yet): files this kind's receivers look up. */
   created?(rec: DeliveryRecord, host: ParentHost): Promise<void>;
-  /** Server-side send of a ready body (the server pushes); absent: a hook or receiver claims it. */
-  push?(rec: DeliveryRecord, body: string | null, host: ParentHost): Promise<PushOutcome>;
+  /**
+   * Server-side send (the server pushes) of a ready answer or a notice, as `message` (null: the saved
+   * answer is missing); absent: a hook or receiver claims each one.
+   */
+  push?(rec: DeliveryRecord, message: PushMessage | null, host: ParentHost): Promise<PushOutcome>;
   /** A ready body nobody claims within `limitMs` fails with `code` (body kept). */
   readonly unclaimed?: { limitMs: number; code: string };
   /** A request this parent ended early fails with this code; its child's answer is still saved. */

@@ -1,6 +1,6 @@
 /** What the parent integrations' tests share: a throwaway delivery store, records, and a hook context that collects output. */
 import { join } from "node:path";
-import { type DeliveryRecord, DeliveryStore, type ParentKind } from "../../../lib/state/mod.ts";
+import { type DeliveryNotice, type DeliveryRecord, DeliveryStore, type ParentKind } from "../../../lib/state/mod.ts";
 import type { HookContext } from "./parent.ts";
 
 /** The record directories of the three parent kinds, as the registry gives them (harnesses/mod.ts). */
@@ -53,6 +53,30 @@ export async function makeReady(store: DeliveryStore, rec: DeliveryRecord, body:
     child_turn_id: "t-2",
     ready_at_ms: Date.now(),
   }));
+}
+
+/** Adds a ready notice to a record, as the server does when the child's turn stops on a dialog; returns its n. */
+export async function addNotice(store: DeliveryStore, rec: DeliveryRecord, text: string): Promise<number> {
+  let n = 0;
+  await store.update(rec.parent, rec.delivery_id, (r) => {
+    n = (r.notices?.at(-1)?.n ?? 0) + 1;
+    const notice: DeliveryNotice = {
+      n,
+      reason: "approval_required",
+      digest: null,
+      text,
+      state: "ready",
+      received_by: null,
+      queued_submission_id: null,
+      error_code: null,
+      seen_at_ms: Date.now(),
+      ready_at_ms: Date.now(),
+      handed_at_ms: null,
+      ended_at_ms: null,
+    };
+    return { ...r, notices: [...(r.notices ?? []), notice] };
+  });
+  return n;
 }
 
 /** A hook context over `store` whose output is collected in `out` (or that fails every write). */

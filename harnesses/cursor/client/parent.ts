@@ -43,7 +43,9 @@ export function cursorParent(options: CursorParentOptions): ParentIntegration {
     readiness: () => hookReadiness(options.hookStatus),
     instructions: (base, waiter) =>
       `${base} As a Cursor parent, right after each agent request ${waiter} (do not wait on it): it prints ` +
-      "the child's answer when the turn ends, or the answer arrives with your next tool call.",
+      "the child's answer when the turn ends, or the answer arrives with your next tool call. If the child " +
+      "stops on a dialog, a notice comes the same way (the receive process exits 5): answer it as it says " +
+      "(agent_approval), then start the same receive process again for the answer.",
     hooks: { "cursor-parent": cursorParentHook },
   };
 }

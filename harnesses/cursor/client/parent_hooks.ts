@@ -1,9 +1,11 @@
 /**
  * Cursor's receiving ends as a parent: the hook `aiterm-mcp hook cursor-parent` (afterMCPExecution
  * and postToolUse) and the receive process `aiterm-mcp cursor-parent-receive`. Each takes a `ready`
- * body exactly once (DeliveryStore.handOver) and writes it where Cursor reads it.
+ * body exactly once (DeliveryStore.handOver), and each ready notice (the child is stuck and waits for
+ * an answer) exactly once (DeliveryStore.handOverNotice), and writes it where Cursor reads it.
  */
 import { parseArgs } from "node:util";
+import { readyNotice } from "../../../lib/state/mod.ts";
 import { type HookContext, nonEmpty, parseHookInput, receiveDelivery } from "../../common/client/mod.ts";
 
 /** The record kind of Cursor parents. */
@@ -17,6 +19,8 @@ export const RECEIVE_SUBCOMMAND = "cursor-parent-receive";
 /** Usage of the receive process. */
 export const RECEIVE_USAGE =
   "usage: aiterm-mcp cursor-parent-receive --delivery ID [--timeout SECONDS (default 86400)]";
+/** The receive process's exit code after it printed a notice (as aiterm-wait's `blocked`): start it again for the answer. */
+export const RECEIVE_NOTICE_EXIT = 5;
 
 /** The fallback tick of the receive process; a record's change wakes it at once. */
 const POLL_MS = 250;
@@ -95,7 +99,22 @@ export async function cursorParentHook(stdin: string, ctx: HookContext): Promise
   const texts: string[] = [];
   for (const s of stores) {
     for (const rec of await s.list(CURSOR_PARENT)) {
-      if (rec.destination.conversation_id !== conversation || rec.state !== "ready") continue;
+      if (rec.destination.conversation_id !== conversation) continue;
+      // Notices first (oldest first): the child is stuck and waits for this parent.
+      for (
+        let notice = readyNotice(rec);
+        notice;
+        notice = readyNotice((await s.read(CURSOR_PARENT, rec.delivery_id))!)
+      ) {
+        let text = "";
+        const taken = await s.handOverNotice(CURSOR_PARENT, rec.delivery_id, notice.n, "cursor_post_tool_use", (t) => {
+          text = t;
+          return Promise.resolve();
+        }).catch(() => false);
+        if (!taken) break;
+        texts.push(text);
+      }
+      if (rec.state !== "ready") continue;
       let collected = "";
       const taken = await s.handOver(CURSOR_PARENT, rec, "cursor_post_tool_use", (t) => {
         collected = t;
@@ -111,8 +130,9 @@ export async function cursorParentHook(stdin: string, ctx: HookContext): Promise
 
 /**
  * `aiterm-mcp cursor-parent-receive --delivery ID`: for a Cursor parent that ended its turn. Prints
- * the body and exits 0; 6 when the hook already delivered it; 4 unknown delivery; 3 no claim within
- * the limit (the delivery becomes failed, body kept); 7 the delivery failed.
+ * the body and exits 0; prints a notice and exits 5 (the child waits for an answer: start it again for
+ * the answer); 6 when the hook already delivered it; 4 unknown delivery; 3 no claim within the limit
+ * (the delivery becomes failed, body kept); 7 the delivery failed.
  */
 export async function cursorParentReceive(
   deliveryId: string,
@@ -137,6 +157,7 @@ export async function cursorParentReceive(
       return null;
     },
     handOver: { taken: 0, lost: 6, failed: 7 },
+    notice: RECEIVE_NOTICE_EXIT,
     timeout: { errorCode: UNCLAIMED_CODE, exit: 3 },
   }, {
     timeoutMs: options.timeoutMs ?? UNCLAIMED_LIMIT_MS,
@@ -145,7 +166,7 @@ export async function cursorParentReceive(
   });
 }
 
-/** `cursor-parent-receive` argv: exit 0 body printed, 6 taken by the hook, 4 unknown id, 3 unclaimed timeout, 7 failed. */
+/** `cursor-parent-receive` argv: exit 0 body printed, 5 notice printed, 6 taken by the hook, 4 unknown id, 3 unclaimed timeout, 7 failed. */
 export async function runCursorReceive(args: string[], ctx: HookContext): Promise<number> {
   let values;
   try {

@@ -2,7 +2,13 @@
 import { assert, assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
 import type { DeliveryRecord, DeliveryStore } from "../../../lib/state/mod.ts";
 import type { HookContext } from "../../common/client/mod.ts";
-import { collectingContext, deliveryRecord, makeReady, tempParentStore } from "../../common/client/parent_test_kit.ts";
+import {
+  addNotice,
+  collectingContext,
+  deliveryRecord,
+  makeReady,
+  tempParentStore,
+} from "../../common/client/parent_test_kit.ts";
 import { cursorParentHook, cursorParentReceive, deliveryIdsIn } from "./parent_hooks.ts";
 
 function cursorRecord(over: Partial<DeliveryRecord> = {}): DeliveryRecord {
@@ -127,4 +133,35 @@ Deno.test("the receive process is woken by the record's change, not by its poll 
   assertStringIncludes(out.out.stdout, "cursor body");
   const waited = Date.now() - t0;
   assert(waited < 5000, `the answer came at ${waited} ms: from the limit's last look, not from the writes`);
+});
+
+Deno.test("cursor: a notice reaches the receive process (exit 5) or the next postToolUse, once; the answer follows", async () => {
+  await using store = await tempParentStore();
+  const rec = cursorRecord({ destination: { conversation_id: "c1" } });
+  await store.create(rec);
+  const got: string[] = [];
+  const receiving = cursorParentReceive(rec.delivery_id, collect(store, (t) => got.push(t)), {
+    pollMs: 5,
+    timeoutMs: 5000,
+  });
+  await addNotice(store, rec, "notice: the child waits");
+  assertEquals(await receiving, 5);
+  assertEquals(got, ["notice: the child waits\n"]);
+  // A second notice, not taken by a receive process, comes with the next tool call (before any answer).
+  await addNotice(store, rec, "notice two");
+  const post = JSON.stringify({ conversation_id: "c1", hook_event_name: "postToolUse" });
+  const hookOut: string[] = [];
+  assertEquals(await cursorParentHook(post, collect(store, (t) => hookOut.push(t))), 0);
+  assertEquals(JSON.parse(hookOut[0]!), { additional_context: "notice two" });
+  // Started again, the receive process gets the answer.
+  const again: string[] = [];
+  const answer = cursorParentReceive(rec.delivery_id, collect(store, (t) => again.push(t)), {
+    pollMs: 5,
+    timeoutMs: 5000,
+  });
+  await makeReady(store, rec, "the answer");
+  assertEquals(await answer, 0);
+  assertStringIncludes(again[0]!, "the answer");
+  const after = await store.read("cursor", rec.delivery_id);
+  assertEquals(after?.notices?.map((n) => n.received_by), ["cursor_parent_receive", "cursor_post_tool_use"]);
 });

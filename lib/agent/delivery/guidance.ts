@@ -67,13 +67,17 @@ export function receiptGuidance(parent: ParentCall | undefined, r: GuidedReceipt
   if (r.parent_delivery && !r.wait_process) {
     return {
       next: `Nothing to do: the answer of turn ${turn} comes to you by itself when it ends ` +
-        `(parent_delivery ${r.parent_delivery.delivery_id}); do not poll, wait or read it, go on with other work.`,
+        `(parent_delivery ${r.parent_delivery.delivery_id}); do not poll, wait or read it, go on with other work. ` +
+        "If the child stops on a dialog first, a notice comes the same way: answer it as it says " +
+        "(agent_approval), and the answer still follows by itself.",
     };
   }
   if (r.parent_delivery && r.wait_process) {
     return {
-      next: `Now ${startWaiter(r.wait_process)}: it prints the answer of turn ${turn} when it ends. ` +
-        "If you call another tool first, the answer arrives with that call instead.",
+      next: `Now ${startWaiter(r.wait_process)}: it prints the answer of turn ${turn} when it ends (exit 0). ` +
+        "Exit 5: the child stopped on a dialog and it printed a notice; answer it as the notice says " +
+        "(agent_approval), then start the same wait_process again for the answer. If you call another tool " +
+        "first, the answer or notice arrives with that call instead.",
     };
   }
   const warning = parent?.integration?.warning?.(parent, {

@@ -6,7 +6,10 @@
  * pushes (`push`) gets the body sent by the server, the others leave it `ready` for their hook or
  * receive process to claim exactly once. Every step is a state in the record, so a restart resumes
  * (`waiting` re-observes from the same boundary, `ready` sends the saved body) and an interrupted
- * send becomes `unknown` with the body kept — never resent.
+ * send becomes `unknown` with the body kept — never resent. A turn that stops on something the child
+ * cannot get past by itself (an approval dialog, a sign-in, a usage limit: the evidence pty_observe
+ * uses) adds a notice to the record, once per blocking episode (ADR 0037); it goes the same way as the
+ * answer, and the answer still follows when the child goes on.
  */
 import { createHash } from "node:crypto";
 import { AppError } from "../../../base/errors.ts";
@@ -16,9 +19,11 @@ import {
   alive,
   type ChildBoundary,
   type ChildOutcome,
+  type DeliveryNotice,
   type DeliveryReceipt,
   type DeliveryRecord,
   type DeliveryStore,
+  envelope,
   me,
   type ParentKind,
   receiptOf,
@@ -34,18 +39,26 @@ import type { AgentDeps } from "../session.ts";
 import type { AgentRecord } from "../record.ts";
 import { readAnswer } from "../answer.ts";
 import { waitForTurn } from "../waiter.ts";
+import { stuckReason } from "../agent_state.ts";
+import { runApproval } from "../approval.ts";
+import { noticeText, stuckKey, type StuckView } from "./notice.ts";
 
-/** How a turn ended, as the observer sees it. */
+/** How a turn ended, as the observer sees it (`blocked`: not ended, stuck; only when asked to report it). */
 export interface TurnEnd {
-  outcome: "done" | "closed" | "error" | "timeout";
+  outcome: "done" | "closed" | "error" | "timeout" | "blocked";
   turn_id: string | null;
   error: string | null;
 }
 
 /** How the manager reaches a child: locally (the default) or through ssh (remote children). */
 export interface ChildAccess {
-  /** Waits up to `timeoutMs` for the boundary turn to end (timeout: not yet). */
-  wait(child: ChildBoundary, timeoutMs: number): Promise<TurnEnd>;
+  /**
+   * Waits up to `timeoutMs` for the boundary turn to end (timeout: not yet). With `reportBlocked` it
+   * returns `blocked` once the turn has been stuck for the waiter's confirmation time.
+   */
+  wait(child: ChildBoundary, timeoutMs: number, options?: { reportBlocked?: boolean }): Promise<TurnEnd>;
+  /** What the child is stuck on right now (null: it is not); absent: no notices for these children. */
+  stuck?(child: ChildBoundary): Promise<StuckView | null>;
   /** The answer of the boundary turn, exactly as recorded. */
   answer(child: ChildBoundary): Promise<{ text: string; turn_id: string }>;
 }
@@ -60,6 +73,12 @@ export interface DeliveryDeps extends AgentDeps {
 }
 
 const OBSERVE_SLICE_MS = 600_000;
+/** How often a blocking episode is looked at until it ends (after EPISODE_SLOW_AFTER_MS, every EPISODE_SLOW_TICK_MS). */
+const EPISODE_TICK_MS = 300;
+const EPISODE_SLOW_AFTER_MS = 10_000;
+const EPISODE_SLOW_TICK_MS = 1000;
+/** A dialog must be gone this long before its episode ends (one redraw is not an answer). */
+const EPISODE_END_MS = 1000;
 /** How long a new request waits for the previous one's answer to be recorded (then DELIVERY_PREVIOUS_PENDING). */
 const PREVIOUS_WAIT_MS = 5000;
 /** Finished deliveries (and their bodies) are kept this long for inspection. */
@@ -87,20 +106,39 @@ export class ParentDeliveryManager {
     this.#deps = deps;
     this.#parents = new Map(deps.parents.map((p) => [p.kind, p]));
     this.#access = deps.access ?? {
-      wait: async (child, timeoutMs) => {
+      wait: async (child, timeoutMs, options) => {
         const o = await waitForTurn(deps.terminal, child.session_id, child.cursor, {
           timeoutMs,
           env: deps.env,
           generation: child.generation,
+          reportBlocked: options?.reportBlocked ?? false,
         });
-        // A stuck child is not finished: the observer keeps waiting (reportBlocked is off here anyway).
-        // A session gone before the first look (not_found) is closed for a delivery.
-        const outcome = o.outcome === "blocked" || o.outcome === "running"
-          ? "timeout"
-          : o.outcome === "not_found"
-          ? "closed"
-          : o.outcome;
+        // A stuck child is not finished (blocked is reported only when asked for); a session gone
+        // before the first look (not_found) is closed for a delivery.
+        const outcome = o.outcome === "running" ? "timeout" : o.outcome === "not_found" ? "closed" : o.outcome;
         return { outcome, turn_id: o.turn_id, error: o.error };
+      },
+      stuck: async (child) => {
+        const id = child.session_id;
+        if (child.generation) {
+          const meta = await deps.terminal.meta(id).catch(() => null);
+          if (meta?.generation !== child.generation) return null;
+        }
+        const reason = await stuckReason(deps.terminal, id);
+        if (!reason) return null;
+        let dialog: StuckView["dialog"] = null;
+        if (reason === "approval_required") {
+          const seen = await runApproval({ action: "inspect", session_id: id }, deps).catch(() => null);
+          if (seen?.status === "approval_required" && seen.digest && seen.kind) {
+            dialog = {
+              kind: seen.kind,
+              text: seen.text ?? "",
+              choices: seen.choices.map((c) => ({ id: c.id, label: c.label, single_shot: c.single_shot })),
+              digest: seen.digest,
+            };
+          }
+        }
+        return { reason, dialog, attach: deps.terminal.attachCommand(id) };
       },
       answer: async (child) => {
         const a = await readAnswer(deps, child.session_id, child.cursor);
@@ -353,7 +391,12 @@ export class ParentDeliveryManager {
         if (!rec || !sameOwner(rec, this.#owner)) return;
         if (rec.state === "ready" && this.#parents.get(kind)?.push) return await this.#push(kind, id);
         if (rec.state !== "waiting" && !this.#bodyStillOwed(rec)) return;
-        const outcome = await this.#access.wait(rec.child, OBSERVE_SLICE_MS);
+        const notices = rec.state === "waiting" && this.#access.stuck !== undefined;
+        const outcome = await this.#access.wait(rec.child, OBSERVE_SLICE_MS, { reportBlocked: notices });
+        if (outcome.outcome === "blocked") {
+          await this.#episode(kind, id);
+          continue;
+        }
         if (outcome.outcome === "timeout") continue;
         await this.#secure(kind, id, outcome);
       }
@@ -395,8 +438,8 @@ export class ParentDeliveryManager {
     await this.store.update(kind, id, (r) => {
       const fields = { child_outcome: childOutcome, child_turn_id: turnId, child_error: error };
       // A delivery its parent ended early (its conversation was cleared) keeps its state; the body is still saved.
-      if (r.state !== "waiting") return { ...r, ...fields };
-      return { ...r, ...fields, state: "ready", ready_at_ms: Date.now() };
+      if (r.state !== "waiting") return { ...r, ...fields, notices: endEpisode(r.notices) };
+      return { ...r, ...fields, state: "ready", ready_at_ms: Date.now(), notices: endEpisode(r.notices) };
     });
     await this.store.releaseClaim(this.childKey(rec.child), id);
   }
@@ -411,7 +454,8 @@ export class ParentDeliveryManager {
     );
     if (!sending || sending.state !== "sending" || sending.sender?.pid !== this.#owner.pid) return;
     const body = await this.store.readBody(kind, id);
-    const outcome = await parent.push!(sending, body, this.#host);
+    const message = body === null ? null : { client_id: id, text: envelope(sending, body) };
+    const outcome = await parent.push!(sending, message, this.#host);
     if (outcome.state === "submitted") {
       await this.store.update(kind, id, (r) => ({
         ...r,
@@ -438,6 +482,101 @@ export class ParentDeliveryManager {
   }
 
   /**
+   * One blocking episode of the child (the waiter confirmed it is stuck): a notice for it unless the
+   * last notice is for this same episode (same reason and dialog, never seen to end: e.g. after a
+   * restart), then a look every EPISODE_TICK_MS (later EPISODE_SLOW_TICK_MS) until it ends: nothing
+   * stuck, or something else, for EPISODE_END_MS. A notice nobody took by then expires (it is never sent late).
+   */
+  async #episode(kind: ParentKind, id: string): Promise<void> {
+    const access = this.#access;
+    const first = await this.store.read(kind, id);
+    if (!first || first.state !== "waiting" || !access.stuck) return;
+    const seenAt = Date.now();
+    // A look that fails (the tmux server went away) is no evidence: the turn wait decides what happened.
+    const view = await access.stuck(first.child).catch(() => null);
+    if (!view) return;
+    const key = stuckKey(view);
+    const last = first.notices?.at(-1);
+    let current: number;
+    if (last && last.ended_at_ms === null && stuckKey(last) === key) {
+      current = last.n;
+    } else {
+      current = (last?.n ?? 0) + 1;
+      const notice: DeliveryNotice = {
+        n: current,
+        reason: view.reason,
+        digest: view.dialog?.digest ?? null,
+        text: noticeText(first.child, view),
+        state: "ready",
+        received_by: null,
+        queued_submission_id: null,
+        error_code: null,
+        seen_at_ms: seenAt,
+        ready_at_ms: Date.now(),
+        handed_at_ms: null,
+        ended_at_ms: null,
+      };
+      const made = await this.store.update(kind, id, (r) => {
+        if (r.state !== "waiting") return null;
+        const closed = endEpisode(r.notices);
+        return { ...r, notices: [...closed, notice] };
+      });
+      if (made?.notices?.at(-1)?.n !== current) return;
+      if (this.#parents.get(kind)?.push) await this.#pushNotice(kind, id, current);
+    }
+    let goneSince: number | null = null;
+    const since = Date.now();
+    for (;;) {
+      // A dialog left for long is looked at less often (each look reads the screen and the dialog).
+      const tick = Date.now() - since > EPISODE_SLOW_AFTER_MS ? EPISODE_SLOW_TICK_MS : EPISODE_TICK_MS;
+      await new Promise((r) => setTimeout(r, tick));
+      const rec = await this.store.read(kind, id);
+      if (!rec || rec.state !== "waiting" || !sameOwner(rec, this.#owner)) return;
+      const now = await access.stuck(rec.child).catch(() => null);
+      if (now && stuckKey(now) === key) {
+        goneSince = null;
+        continue;
+      }
+      goneSince ??= Date.now();
+      if (Date.now() - goneSince >= EPISODE_END_MS) break;
+    }
+    await this.store.update(kind, id, (r) => ({ ...r, notices: endEpisode(r.notices) }));
+  }
+
+  /** Sends notice `n` through its integration's push (as for an answer: a lost one is unknown, never resent). */
+  async #pushNotice(kind: ParentKind, id: string, n: number): Promise<void> {
+    const parent = this.#parents.get(kind)!;
+    const setNotice = (change: (x: DeliveryNotice) => DeliveryNotice | null) => (r: DeliveryRecord) => {
+      const x = r.notices?.find((y) => y.n === n);
+      const next = x ? change(x) : null;
+      return next ? { ...r, notices: r.notices!.map((y) => y.n === n ? next : y) } : null;
+    };
+    const sending = await this.store.update(
+      kind,
+      id,
+      setNotice((x) => x.state === "ready" ? { ...x, state: "sending" } : null),
+    );
+    const notice = sending?.notices?.find((x) => x.n === n);
+    if (!sending || notice?.state !== "sending") return;
+    const outcome = await parent.push!(sending, { client_id: `${id}.notice-${n}`, text: notice.text }, this.#host);
+    await this.store.update(
+      kind,
+      id,
+      setNotice((x) =>
+        outcome.state === "submitted"
+          ? {
+            ...x,
+            state: "submitted",
+            received_by: outcome.received_by,
+            queued_submission_id: outcome.queued_submission_id,
+            handed_at_ms: Date.now(),
+          }
+          : { ...x, state: outcome.state, error_code: outcome.error_code }
+      ),
+    );
+  }
+
+  /**
    * A request its parent ended early (e.g. the conversation was cleared or closed) whose child turn
    * has not been saved yet: the answer is still observed and kept, only never delivered.
    */
@@ -445,6 +584,13 @@ export class ParentDeliveryManager {
     const code = this.#parents.get(rec.parent)?.endedEarlyCode;
     return code !== undefined && rec.state === "failed" && rec.error_code === code && rec.child_outcome === null;
   }
+}
+
+/** Notices with the open episode closed now, a ready one expired (the child went on before anyone took it). */
+function endEpisode(notices: DeliveryNotice[] | undefined): DeliveryNotice[] {
+  return (notices ?? []).map((x) =>
+    x.ended_at_ms !== null ? x : { ...x, ended_at_ms: Date.now(), state: x.state === "ready" ? "expired" : x.state }
+  );
 }
 
 function sameOwner(rec: DeliveryRecord, owner: { pid: number; start: string | null }): boolean {

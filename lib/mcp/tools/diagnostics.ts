@@ -87,7 +87,7 @@ export const diagnostics = defineTool({
     const version = await mux.probeVersion();
     let supported = false;
     if (version !== null) supported = await mux.ensureAvailable().then(() => true, () => false);
-    let stateStatus = stateRootStatus(deps.terminal.layout.root);
+    let stateStatus = stateRootStatus(deps.terminal.stateRoot);
     let count: number | null = null;
     let server: "running" | "not_running" | null = null;
     if (supported && stateStatus !== "unsafe") {
@@ -100,8 +100,11 @@ export const diagnostics = defineTool({
       if (server === "not_running") count = 0;
       if (server === "running") count = await mux.listSessions().then((s) => s.length, () => null);
     }
-    const store = deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root);
-    const outputLog = await outputLogStatus(supported ? deps.terminal.logs : null, store);
+    const store = deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.stateRoot);
+    const outputLog = await outputLogStatus(
+      supported ? { writersDown: () => deps.terminal.logWritersDown() } : null,
+      store,
+    );
     return {
       version: deps.version,
       overall: supported && stateStatus !== "invalid" && stateStatus !== "unsafe" && !outputLog.writers_down
@@ -111,7 +114,7 @@ export const diagnostics = defineTool({
       state_root: { status: stateStatus },
       sessions: { count, server },
       output_log: outputLog,
-      runtime_errors: await (deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.layout.root)).summary(),
+      runtime_errors: await (deps.runtimeErrors?.store ?? new RuntimeErrorStore(deps.terminal.stateRoot)).summary(),
       // The schema spells each parent kind's row (a public shape); the rows come from the integrations.
       parent_delivery: deps.delivery ? await deps.delivery.readiness() as ParentDeliveryRows : null,
       harnesses: getHarnessStatuses(deps.env),

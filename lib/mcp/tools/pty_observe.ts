@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { agentSessionView } from "../../agent/mod.ts";
-import { observeSession } from "../../terminal/mod.ts";
 import { defineTool, GenerationSchema, SessionIdSchema } from "../tool.ts";
 import { PARENT_KINDS } from "../../../harnesses/clients/mod.ts";
 
@@ -96,7 +95,7 @@ export const ptyObserve = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
     await deps.terminal.checkGeneration(input.session_id, input.generation);
-    const base = await observeSession(deps.terminal, input.session_id, input.cursor ?? null);
+    const base = await deps.terminal.observe(input.session_id, input.cursor ?? null);
     // Agent sessions: the agent's state at the top, pane and harness apart (lib/agent/observe.ts).
     const view = await agentSessionView(deps.terminal, input.session_id, base, deps.delivery?.store ?? null);
     return view ?? { ...base, agent: null };

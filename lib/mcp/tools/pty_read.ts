@@ -2,7 +2,7 @@ import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAnswer } from "../../agent/mod.ts";
 import { AppError } from "../../../base/errors.ts";
-import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult, readSession } from "../../terminal/mod.ts";
+import { formatRead, MAX_UNTIL_CHARS, type ReadInput, type ReadResult } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { summaryText, TEXT_COPY_BYTES } from "../result.ts";
 import { nextCall, NextCallSchema, planWait, textBudget, VIA } from "./terminal_wait.ts";
@@ -28,7 +28,7 @@ async function read(
   if (!input.agent_transcript) {
     // A wait without a timeout waits as long as the calling client lets one call run (lib/mcp/tools/terminal_wait.ts).
     const plan = planWait(ctx, input.timeout, null);
-    const r = await readSession(deps.terminal, { ...input, timeout: plan.timeoutS, budget: textBudget(ctx) }, {
+    const r = await deps.terminal.read({ ...input, timeout: plan.timeoutS, budget: textBudget(ctx) }, {
       progress: (ms, total) => ctx.progress(ms, total, "waiting for the command to finish"),
       signal: ctx.signal,
       settle: ctx.settle,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAgentRecord } from "../../agent/mod.ts";
 import { AppError } from "../../../base/errors.ts";
-import { formatRead, NotShellSession, readSession, type SendResult } from "../../terminal/mod.ts";
+import { formatRead, type SendResult } from "../../terminal/mod.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
 import { receiptGuidance, sendToAgent } from "../../agent/delivery/mod.ts";
@@ -29,13 +29,18 @@ export const STALE_LOCK_NOTE =
  * A terminal send, then (by default, when Enter is pressed) the wait and read pty_read wait:true would make, in the
  * same call: the verdict first, the receipt, the output last. Without a wait: the receipt alone.
  */
-async function terminalSend(input: SendArgs, deps: ToolDeps, ctx: CallContext, typed: () => Promise<SendResult>) {
+async function terminalSend<R extends SendResult | null>(
+  input: SendArgs,
+  deps: ToolDeps,
+  ctx: CallContext,
+  typed: () => Promise<R>,
+) {
   const waits = input.wait ?? (input.enter && deps.sendWaitS > 0);
   const plan = waits ? planWait(ctx, input.timeout, deps.sendWaitS > 0 ? deps.sendWaitS : null) : null;
   const receipt = await typed();
-  if (!plan) return receipt;
-  const r = await readSession(
-    deps.terminal,
+  // Nothing typed (a send only for pty_open's shells found another kind of session): the caller looks again.
+  if (!receipt || !plan) return receipt;
+  const r = await deps.terminal.read(
     {
       session_id: input.session_id,
       wait: true,
@@ -73,22 +78,10 @@ async function terminalSend(input: SendArgs, deps: ToolDeps, ctx: CallContext, t
 async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
   await deps.terminal.checkGeneration(input.session_id, input.generation);
   // A session this process already sent to as pty_open's is never an agent's: no look for an agent record (the
-  // terminal checks the pane is still that session's, and sends nothing when it is not).
+  // terminal checks the pane is still that session's, and sends nothing when it is not: then look as below).
   if (!input.image?.length && deps.terminal.remembersShell(input.session_id)) {
-    let notShell = false;
-    const typed = async () => {
-      try {
-        return await deps.terminal.send(input, { shellOnly: true });
-      } catch (err) {
-        if (err instanceof NotShellSession) notShell = true;
-        throw err;
-      }
-    };
-    try {
-      return await terminalSend(input, deps, ctx, typed);
-    } catch (err) {
-      if (!notShell) throw err;
-    }
+    const r = await terminalSend(input, deps, ctx, () => deps.terminal.sendIfShell(input));
+    if (r) return r;
   }
   const rec = await readAgentRecord(deps.terminal.sessionDir(input.session_id)).catch(() => null);
   if (!rec) {

@@ -1,8 +1,7 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { AppError } from "../../base/errors.ts";
-import { utf8Chunks } from "./chunks.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
+import { AppError } from "../../../base/errors.ts";
 import { resolveKey } from "./keys.ts";
-import { completeUtf8Prefix, leadingContinuationBytes } from "./output_log.ts";
+import { completeUtf8Prefix, leadingContinuationBytes } from "../files/output_log.ts";
 import { sanitizeInput } from "./sanitize.ts";
 
 Deno.test("sanitizeInput() removes escapes, bracketed-paste markers and C0/C1 controls but keeps tab and LF", () => {
@@ -10,18 +9,6 @@ Deno.test("sanitizeInput() removes escapes, bracketed-paste markers and C0/C1 co
   assertEquals(r.text, "abcd\te\nf\ngh");
   assert(r.removed > 0);
   assertEquals(sanitizeInput("plain 漢字 😀").text, "plain 漢字 😀");
-});
-
-Deno.test("utf8Chunks() never splits a character and keeps chunks within 256 bytes", () => {
-  const text = "a" + "漢😀é".repeat(300);
-  const chunks = utf8Chunks(text, 256);
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let joined = "";
-  for (const c of chunks) {
-    assert(c.length <= 256);
-    joined += decoder.decode(c);
-  }
-  assertEquals(joined, text);
 });
 
 Deno.test("resolveKey() accepts names and aliases and refuses unknown keys with KEY_UNKNOWN", () => {

@@ -1,6 +1,6 @@
 /** resolveKey(): tmux's key names, modifiers and case rules, and the refusals (pure; real tmux: tests/e2e/keys_test.ts). */
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { AppError } from "../../base/errors.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
+import { AppError } from "../../../base/errors.ts";
 import { acceptedKeyNames, keyNames, resolveKey } from "./keys.ts";
 
 function refusal(input: string): AppError {

@@ -1,5 +1,5 @@
 /** Where a `mark` sentinel may be typed (issue 15 item 4): by the foreground program, its prompt, or the caller. */
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { decideMark, markHost, markOffer, promptDialect } from "./mark_target.ts";
 
 const noScreen = () => Promise.reject(new Error("the screen must not be read here"));

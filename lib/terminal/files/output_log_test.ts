@@ -1,5 +1,5 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { gapMarkerName, outputSinkCommand, parseSegmentName, segmentName } from "../../platform/mod.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
+import { gapMarkerName, outputSinkCommand, parseSegmentName, segmentName } from "../../../platform/mod.ts";
 import { LogEnds, logExtent, pruneLog, readLog, scanLog } from "./output_log.ts";
 
 const enc = new TextEncoder();

@@ -5,7 +5,7 @@
  * screen or the caller names the dialect. A known non-shell (a REPL, an editor, a pager) never gets one.
  * Pure: the caller supplies the foreground program's name and, when asked for, the screen.
  */
-import { dialectForShell } from "../../platform/mod.ts";
+import { dialectForShell } from "../../../platform/mod.ts";
 import { BYTE_PIPES, FOREIGN_SHELLS, PROMPT_HOSTS, REPLS, SCREEN_PROGRAMS } from "./programs.ts";
 
 /** The dialect of a sentinel. */
@@ -70,6 +70,18 @@ export async function decideMark(
   requested: true | MarkDialect,
   screen: () => Promise<string>,
 ): Promise<MarkDecision> {
+  return markDecision(fgName, requested, null) ?? markDecision(fgName, requested, await screen())!;
+}
+
+/**
+ * {@link decideMark} from what is known: `screen` is the pane's last screen, or null when it was not read. Null:
+ * the decision needs the screen (a prompt host without a named dialect); read it and decide again.
+ */
+export function markDecision(
+  fgName: string,
+  requested: true | MarkDialect,
+  screen: string | null,
+): MarkDecision | null {
   const host = markHost(fgName);
   const explicit = requested === true ? null : requested;
   const noSentinel = "nothing was typed; send without mark and pass until (text its prompt prints)";
@@ -89,7 +101,8 @@ export async function decideMark(
       return { ok: false, reason: `${fgName} in the foreground is not a shell`, suggestion: noSentinel };
     case "prompt_host": {
       if (explicit) return { ok: true, dialect: explicit, how: "caller" };
-      const seen = promptDialect(await screen());
+      if (screen === null) return null;
+      const seen = promptDialect(screen);
       if (seen) return { ok: true, dialect: seen, how: "prompt" };
       return {
         ok: false,

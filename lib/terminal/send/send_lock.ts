@@ -18,11 +18,11 @@
  * SEND_LOCK_STALE. Nothing is ever removed or replaced while a live process could own it: a free
  * flock with the record of a live process is an older aiterm's lock, waited for like any other.
  */
-import { AppError } from "../../base/errors.ts";
-import { replaceFileSync } from "../../base/atomic.ts";
-import { waitUntil } from "../../base/wait.ts";
-import { judgeOwner, type LockOwner, ownerRecord, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
-import { identityHash } from "../../platform/mod.ts";
+import { AppError } from "../../../base/errors.ts";
+import { replaceFileSync } from "../../../base/atomic.ts";
+import { waitUntil } from "../../../base/wait.ts";
+import { judgeOwner, type LockOwner, ownerRecord, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
+import { identityHash } from "../../../platform/mod.ts";
 
 /** The owner record (lib/state/owner.ts) and when the hold began. */
 interface LockRecord extends LockOwner {

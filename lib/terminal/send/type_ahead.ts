@@ -13,7 +13,7 @@
  * the previous line was typed longer ago than the bound, or went to a program, or the shell has no
  * integration (no prompt marks to tell).
  */
-import { waitUntil } from "../../base/wait.ts";
+import { waitUntil } from "../../../base/wait.ts";
 
 /** How long a send waits for the shell to take the previous line. */
 export const TYPE_AHEAD_WAIT_MS = 2_000;

@@ -4,7 +4,7 @@
  * terminal has a code for the combination. Anything else is refused, never typed as text: tmux itself
  * types an unknown name (or a modifier combination it has no code for) as its literal letters.
  */
-import { AppError } from "../../base/errors.ts";
+import { AppError } from "../../../base/errors.ts";
 
 /** Which modifiers a base key takes (tmux 3.3a with extended-keys off, the default). */
 type Kind =

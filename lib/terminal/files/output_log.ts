@@ -9,7 +9,7 @@
  * and reports the gap; cursors never move backwards.
  */
 import { join } from "node:path";
-import { parseGapMarkerName, parseSegmentName } from "../../platform/mod.ts";
+import { parseGapMarkerName, parseSegmentName } from "../../../platform/mod.ts";
 
 /** Where the log starts and ends, in absolute bytes. */
 export interface LogExtent {

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { TypeAhead, type TypeAheadLook } from "./type_ahead.ts";
 
 /** A look whose foreground becomes `program` after `afterMs`, counting its calls. */
