@@ -14,10 +14,14 @@
  *   create a multiplexer (`selectMultiplexer()` in lib/app.ts) and hand it to `new Terminal`.
  *
  * Enforced since issue 19 (see docs/adr/0030-parent-integrations-per-vendor.md): the layer arrows
- * (`lib-setup`, `platform-lib`, `base-*`, `harnesses-lib` but lib/state, …), `product-cycle`,
+ * (`lib-setup`, `platform-lib`, `base-*`, `harnesses-lib`, …), `product-cycle`,
  * `folder-cycle` (no two folders import each other), `mod-boundary` (a folder with a mod.ts is entered
  * only through it, except {@link MOD_BOUNDARY_ALLOW}) and `vendor-literal` (no AI-client name in lib/
  * outside {@link VENDOR_LITERAL_ALLOW}: vendor logic lives in harnesses/<vendor>/).
+ *
+ * Since issue 31 the state layer is the top folder state/ (it was a folder of lib/, which harnesses/ imported
+ * through an exception to `harnesses-lib`): state/ sits between platform/ and harnesses/ (`state-*`,
+ * `platform-state`), and `harnesses-lib` has no exception.
  *
  * Usage: `deno run -A scripts/check_imports.ts [root]` (root defaults to the repository).
  */
@@ -50,7 +54,7 @@ export interface Rule {
   check(files: Map<string, SourceFile>): Violation[];
 }
 
-const PRODUCT_ROOTS = ["main.ts", "wait.ts", "base", "lib", "platform", "harnesses", "setup"];
+const PRODUCT_ROOTS = ["main.ts", "wait.ts", "base", "lib", "platform", "state", "harnesses", "setup"];
 /** Read too, for the rules about them (bench ↛ tests), but not product code. */
 const KIT_ROOTS = ["bench", "devkit", "tests"];
 
@@ -303,8 +307,13 @@ export const RULES: Rule[] = [
   noImport("lib-setup", "lib", "setup"),
   noImport("terminal-agent", "lib/terminal", "lib/agent"),
   noImport("agent-mcp", "lib/agent", "lib/mcp"),
-  noImport("harnesses-lib", "harnesses", "lib", ["lib/state"]),
+  noImport("harnesses-lib", "harnesses", "lib"),
   noImport("platform-lib", "platform", "lib"),
+  noImport("platform-state", "platform", "state"),
+  noImport("state-lib", "state", "lib"),
+  noImport("state-harnesses", "state", "harnesses"),
+  noImport("state-setup", "state", "setup"),
+  noImport("base-state", "base", "state"),
   noImport("base-up", "base", "lib"),
   noImport("base-platform", "base", "platform"),
   noImport("base-harnesses", "base", "harnesses"),

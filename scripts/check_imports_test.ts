@@ -68,10 +68,10 @@ Deno.test("folder-cycle: two folders importing each other fail, even without a f
 Deno.test("mod-boundary: another folder's inner file fails; its mod.ts, own and parent files pass", () => {
   assertEquals(
     strict({
-      "lib/state/mod.ts": 'export * from "./atomic.ts";',
-      "lib/state/atomic.ts": "export {};",
-      "lib/state/inner/deep.ts": 'import "../atomic.ts";',
-      "lib/agent/a.ts": 'import "../state/atomic.ts";\nimport "../state/mod.ts";',
+      "state/mod.ts": 'export * from "./atomic.ts";',
+      "state/atomic.ts": "export {};",
+      "state/inner/deep.ts": 'import "../atomic.ts";',
+      "lib/agent/a.ts": 'import "../../state/atomic.ts";\nimport "../../state/mod.ts";',
       "lib/agent/b.ts": 'import "../terminal/x.ts";',
       "lib/terminal/x.ts": "export {};",
     }),
@@ -79,27 +79,54 @@ Deno.test("mod-boundary: another folder's inner file fails; its mod.ts, own and 
   );
 });
 
-Deno.test("layer directions: lib ↛ setup, platform ↛ lib, base ↛ anything, bench ↛ tests; harnesses ↛ lib but lib/state", () => {
+Deno.test("layer directions: lib ↛ setup, platform ↛ lib or state, base ↛ anything, bench ↛ tests; harnesses ↛ lib (state/ is below them)", () => {
   assertEquals(
     strict({
-      "lib/a.ts": 'import "../setup/run.ts";',
+      "lib/a.ts": 'import "../setup/run.ts";\nimport "../state/atomic.ts";',
       "setup/run.ts": "export {};",
-      "platform/p.ts": 'import "../lib/b.ts";',
+      "platform/p.ts": 'import "../lib/b.ts";\nimport "../state/atomic.ts";',
       "lib/b.ts": "export {};",
-      "base/c.ts": 'import "../platform/q.ts";',
+      "base/c.ts": 'import "../platform/q.ts";\nimport "../state/atomic.ts";',
       "platform/q.ts": "export {};",
       "bench/d.ts": 'import "../tests/helpers/mcp.ts";',
       "tests/helpers/mcp.ts": "export {};",
-      "harnesses/claude/e.ts": 'import "../../lib/state/atomic.ts";\nimport "../../lib/b.ts";',
-      "lib/state/atomic.ts": "export {};",
+      "harnesses/claude/e.ts": 'import "../../state/atomic.ts";\nimport "../../lib/b.ts";',
+      "state/atomic.ts": "export {};",
     }).sort(),
     [
       "base-platform base/c.ts",
+      "base-state base/c.ts",
       "bench-tests bench/d.ts",
       "harnesses-lib harnesses/claude/e.ts",
       "lib-setup lib/a.ts",
       "platform-lib platform/p.ts",
+      "platform-state platform/p.ts",
     ],
+  );
+});
+
+Deno.test("state/ imports platform/ and base/ only: lib, harnesses and setup are above it", () => {
+  assertEquals(
+    strict({
+      "state/up.ts": 'import "../lib/b.ts";\nimport "../harnesses/grok/g.ts";\nimport "../setup/run.ts";',
+      "state/down.ts": 'import "../platform/q.ts";\nimport "../base/x.ts";',
+      "lib/b.ts": "export {};",
+      "harnesses/grok/g.ts": "export {};",
+      "setup/run.ts": "export {};",
+      "platform/q.ts": "export {};",
+      "base/x.ts": "export {};",
+    }).sort(),
+    ["state-harnesses state/up.ts", "state-lib state/up.ts", "state-setup state/up.ts"],
+  );
+});
+
+Deno.test("harnesses-lib has no exception: the old lib/state/ path is an upward import like any other", () => {
+  assertEquals(
+    strict({
+      "harnesses/common/client/r.ts": 'import "../../../lib/state/mod.ts";',
+      "lib/state/mod.ts": "export {};",
+    }),
+    ["harnesses-lib harnesses/common/client/r.ts"],
   );
 });
 

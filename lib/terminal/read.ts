@@ -3,7 +3,7 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../../base/errors.ts";
-import { readJsonFile } from "../state/mod.ts";
+import { readJsonFile } from "../../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
@@ -437,7 +437,7 @@ async function readHeld(terminal: TerminalParts, input: ReadInput, options: Read
   }
   const { slice, nextCursor } = page;
   if (h.hold) {
-    // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read. It moves only once the
+    // A hot, rebuildable file (state/atomic.ts): atomic, without an fsync on every read. It moves only once the
     // result reached the client: a cancelled call consumes nothing.
     const value = { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor };
     await h.hold(() => terminal.hotFiles.putJson(cursorFile, value));

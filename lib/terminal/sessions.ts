@@ -8,7 +8,7 @@ import { dirname, isAbsolute } from "node:path";
 import { CHILD_VARS, type Config } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
-import { type StateLayout, writeFileAtomic } from "../state/mod.ts";
+import { type StateLayout, writeFileAtomic } from "../../state/mod.ts";
 import {
   dialectForShell,
   findExecutable,

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
 import { AppError } from "../../base/errors.ts";
-import { createExclusiveJson, HotFiles, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
-import { ensurePrivateDir } from "../state/private_dir.ts";
+import { createExclusiveJson, HotFiles, jsonText, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
+import { ensurePrivateDir } from "../../state/private_dir.ts";
 import { logExtent, pruneLog, readLog } from "./files/output_log.ts";
 import { withSendLock } from "./send/send_lock.ts";
 import { segmentName } from "../../platform/mod.ts";

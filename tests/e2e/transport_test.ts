@@ -9,7 +9,7 @@ import { connect } from "../helpers/mcp.ts";
 import { processAlive } from "../../platform/process.ts";
 import { findExecutable } from "../../platform/which.ts";
 import { createTmux } from "../../platform/tmux.ts";
-import { StateLayout } from "../../lib/state/mod.ts";
+import { StateLayout } from "../../state/mod.ts";
 import { loadConfig } from "../../base/config.ts";
 import { Terminal } from "../../lib/terminal/mod.ts";
 

@@ -16,7 +16,7 @@ import {
   sameProcessStat,
 } from "../../../platform/mod.ts";
 import type { Multiplexer, MuxSession, PasteIfReady, ProcStat } from "../../../platform/mod.ts";
-import { type HotFiles, readJsonFile, type StateLayout } from "../../state/mod.ts";
+import { type HotFiles, readJsonFile, type StateLayout } from "../../../state/mod.ts";
 import { SESSION_ID_PATTERN, type SessionMeta } from "../files/session_meta.ts";
 import type { LastSend } from "../files/last_send.ts";
 import { LogEnds, readLog } from "../files/output_log.ts";
@@ -67,7 +67,7 @@ export interface KeyResult {
 export interface SendPipelineDeps {
   mux: Multiplexer;
   layout: StateLayout;
-  /** The last sends' (and the read cursors') files (lib/state/atomic.ts). */
+  /** The last sends' (and the read cursors') files (state/atomic.ts). */
   hotFiles: HotFiles;
   /**
    * The session's record and its live pane (a person's session gets a directory for its lock).

@@ -1,6 +1,6 @@
 /** Where each piece of state lives under the state root. One place, so no path is built twice. */
 import { join } from "node:path";
-import { AppError } from "../../base/errors.ts";
+import { AppError } from "../base/errors.ts";
 import { ensurePrivateDir } from "./private_dir.ts";
 
 /** Unix sockets have a ~104-byte path limit (macOS); refuse clearly before tmux fails obscurely. */
