@@ -65,6 +65,53 @@ Deno.test("folder-cycle: two folders importing each other fail, even without a f
   assertEquals(strict({ "lib/a/x.ts": 'import "../b/y.ts";', "lib/b/y.ts": "export {};" }), []);
 });
 
+Deno.test("folder-cycle: a folder's mod.ts is its own node, so it may re-export a subfolder that builds on the parent", () => {
+  // platform/mod.ts re-exports platform/tmux/, whose files use platform/run.ts: no circle.
+  assertEquals(
+    strict({
+      "platform/mod.ts": 'export * from "./tmux/mod.ts";\nexport * from "./run.ts";',
+      "platform/run.ts": "export {};",
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": 'import "../run.ts";',
+    }),
+    [],
+  );
+  // A parent's own file that imports the subfolder which uses the parent: a circle.
+  assertEquals(
+    strict({
+      "platform/psmux.ts": 'import "./tmux/mod.ts";',
+      "platform/run.ts": "export {};",
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": 'import "../run.ts";',
+    }),
+    ["folder-cycle platform"],
+  );
+  // A subfolder that imports its parent's door, which re-exports the subfolder: a circle.
+  assertEquals(
+    strict({
+      "platform/mod.ts": 'export * from "./tmux/mod.ts";',
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": "export {};",
+      "platform/tmux/args.ts": 'import "../mod.ts";',
+    }).sort(),
+    ["folder-cycle platform/mod.ts"],
+  );
+});
+
+Deno.test("mod-boundary: platform/tmux/ is entered through its mod.ts, from platform/ itself too", () => {
+  assertEquals(
+    strict({
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": 'import "./tmux_control.ts";',
+      "platform/tmux/tmux_control.ts": "export {};",
+      "platform/psmux.ts": 'import "./tmux/tmux.ts";',
+      "platform/mod.ts": 'export * from "./tmux/mod.ts";',
+      "lib/terminal/x.ts": 'import "../../platform/tmux/tmux_control.ts";',
+    }).sort(),
+    ["mod-boundary lib/terminal/x.ts", "mod-boundary platform/psmux.ts"],
+  );
+});
+
 Deno.test("mod-boundary: another folder's inner file fails; its mod.ts, own and parent files pass", () => {
   assertEquals(
     strict({

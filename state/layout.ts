@@ -33,7 +33,7 @@ export class StateLayout {
   get socketPath(): string {
     return join(this.root, "tmux.sock");
   }
-  /** The tmux server's recorded pid and start identity (platform/tmux_server.ts). */
+  /** The tmux server's recorded pid and start identity (platform/tmux/tmux_server.ts). */
   get tmuxServerRecord(): string {
     return join(this.root, "tmux.server.json");
   }

@@ -20,7 +20,7 @@ const ALLOWED: Record<string, string> = {
   "state/owner.ts: self": "facts about this process (pid, start identity), read once on first use",
   "platform/process.ts: clockTicks": "an OS constant (CLK_TCK), read once on first use",
   "platform/paths.ts: uid": "this process's user id (a Deno process cannot change it), read once on first use",
-  "platform/tmux_control.ts: deathSignal": "whether this OS's setpriv supports --pdeathsig, probed once",
+  "platform/tmux/tmux_control.ts: deathSignal": "whether this OS's setpriv supports --pdeathsig, probed once",
 };
 
 const MUTATORS = "set|add|delete|clear|push|pop|shift|unshift|splice|sort|reverse|fill|copyWithin";

@@ -22,12 +22,12 @@
  *   Every line the transport writes runs to its end in one pass of the server's queue (nothing that
  *   waits, such as load-buffer of a file), so no line is ever cut in half by such an exit.
  */
-import { CHILD_VARS } from "../base/config.ts";
-import { AppError } from "../base/errors.ts";
-import type { MuxOutput } from "./_mux_exec.ts";
-import { processEnvVar, processStartIdentity, sameProcessAlive } from "./process.ts";
-import { findExecutable } from "./which.ts";
-import { runProcess } from "./run.ts";
+import { CHILD_VARS } from "../../base/config.ts";
+import { AppError } from "../../base/errors.ts";
+import type { MuxOutput } from "../_mux_exec.ts";
+import { processEnvVar, processStartIdentity, sameProcessAlive } from "../process.ts";
+import { findExecutable } from "../which.ts";
+import { runProcess } from "../run.ts";
 
 /** The environment variable that names a control client's owner: `<pid> <start identity>` of the aiterm process. */
 export const CONTROL_OWNER_VAR = CHILD_VARS.controlOwner;
@@ -518,7 +518,7 @@ export interface ControlTransportOptions extends ControlClientOptions {
   /** Asked once before the first start: false keeps every call on the CLI (a tmux too old for control mode). */
   supported?: () => Promise<boolean>;
   /**
-   * Holds a client's start (attach and move) apart from session creation (platform/tmux_attach_gate.ts:
+   * Holds a client's start (attach and move) apart from session creation (platform/tmux/tmux_attach_gate.ts:
    * tmux 3.3a can crash when both run at once). Absent: the start runs as it is.
    */
   startGate?: <T>(work: () => Promise<T>) => Promise<T>;
