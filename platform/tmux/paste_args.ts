@@ -5,7 +5,7 @@
  */
 import type { MuxOutput } from "../_mux_exec.ts";
 import type { PasteData, PasteOptions } from "../multiplexer.ts";
-import { commandText, splitCliCommands } from "./tmux_control.ts";
+import { commandText, splitCliCommands } from "./control_line.ts";
 import { tmuxArg, tmuxFormatArg } from "./tmux_args.ts";
 
 /**

@@ -15,7 +15,8 @@ import type {
   PipeState,
 } from "../multiplexer.ts";
 import { execMux, muxFailure, type MuxOutput, muxVersionText } from "../_mux_exec.ts";
-import { CONTROL_CLIENTS_ARGS, controlClientsBySession, ControlTransport } from "./tmux_control.ts";
+import { ControlTransport } from "./tmux_control.ts";
+import { CONTROL_CLIENTS_ARGS, controlClientsBySession } from "./control_line.ts";
 import {
   aliveKeysArgs,
   bytesOf,

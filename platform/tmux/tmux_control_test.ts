@@ -13,14 +13,11 @@ import { processStartIdentity } from "../process.ts";
 import {
   CONTROL_OWNER_VAR,
   ControlClient,
-  controlClientsBySession,
-  controlLine,
   ControlLost,
   ControlTransport,
-  quoteControlArg,
   reapOrphanedClients,
-  splitCliCommands,
 } from "./tmux_control.ts";
+import { controlClientsBySession, controlLine, quoteControlArg, splitCliCommands } from "./control_line.ts";
 
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
 
