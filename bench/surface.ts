@@ -11,7 +11,8 @@
  * ../shared/reference/client-view.md): Claude the JSON of structuredContent, Codex a wall-time header plus
  * the same JSON; the text block reaches neither. The baseline is the same server at `--base` (default: the
  * commit before the surface work), extracted with `git archive` into a temporary directory. The table is the
- * default list; one more line gives the list with AITERM_LEGACY_TOOLS=1 (the deprecated aliases added).
+ * default list, with each description's length in characters; one more line gives the list with AITERM_LEGACY_TOOLS=1
+ * (the deprecated aliases added). Last, what the command's result and a waiting read carry besides the output text.
  */
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/mcp/sdk.ts";
@@ -22,17 +23,41 @@ import { baselineTree, makeTestEnv, printTable, runMain } from "./_common.ts";
 const DEFAULT_BASE = "336041f";
 const REPO = new URL("../", import.meta.url).pathname;
 
-/** Characters a model reads of one tool, and of its whole definition. */
+/** Characters a model reads of one tool (its description apart), and of its whole definition. */
 interface ToolCost {
   name: string;
+  description: number;
   model: number;
   whole: number;
 }
 
-/** One server's surface and its typical read as each client hands it on. */
+/** One result that carries a command's output: its text size, what each client passes on, and the rest. */
+interface OutputCost {
+  text: number;
+  claude: number;
+  codex: number;
+  /** JSON characters of structuredContent besides its `text` field. */
+  other: number;
+}
+
+/** One server's surface, its typical command result (pty_send's, or pty_read's before sends waited) and a read. */
 interface Surface {
   tools: ToolCost[];
-  read: { text: number; claude: number; codex: number };
+  read: OutputCost;
+  /** pty_read wait:true after a send that did not wait. */
+  waitedRead: OutputCost;
+}
+
+function costOf(r: CallToolResult): OutputCost {
+  const sc = (r.structuredContent ?? {}) as Record<string, unknown>;
+  const json = JSON.stringify(sc);
+  const text = r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+  return {
+    text: text.length,
+    claude: json.length,
+    codex: "Wall time: 0.0123 seconds\nOutput:\n".length + json.length,
+    other: json.length - (typeof sc.text === "string" ? JSON.stringify(sc.text).length + ',"text":'.length : 0),
+  };
 }
 
 const tokens = (chars: number): number => Math.round(chars / 4);
@@ -50,6 +75,7 @@ async function measure(main: string, env: Record<string, string>, dir: string): 
     const listed = (await client.listTools()).tools;
     const tools = listed.map((t) => ({
       name: t.name,
+      description: (t.description ?? "").length,
       model: t.name.length + (t.description ?? "").length + JSON.stringify(t.inputSchema).length,
       whole: JSON.stringify(t).length,
     }));
@@ -65,17 +91,11 @@ async function measure(main: string, env: Record<string, string>, dir: string): 
     const sendWaits = listed.some((t) => t.name === "pty_send" && "wait" in (t.inputSchema.properties ?? {}));
     const sent = await call("pty_send", { session_id: id, text: `ls -la ${dir}` });
     const read = sendWaits ? sent : await call("pty_read", { session_id: id, wait: true, timeout: 20 });
+    // The same command again, read by pty_read wait:true (the send not waiting where it can).
+    await call("pty_send", { session_id: id, text: `ls -la ${dir}`, ...(sendWaits ? { wait: false } : {}) });
+    const waitedRead = await call("pty_read", { session_id: id, wait: true, timeout: 20 });
     await call("pty_close", { session_id: id });
-    const json = JSON.stringify(read.structuredContent ?? {});
-    const text = read.content.map((c) => (c.type === "text" ? c.text : "")).join("");
-    return {
-      tools,
-      read: {
-        text: text.length,
-        claude: json.length,
-        codex: "Wall time: 0.0123 seconds\nOutput:\n".length + json.length,
-      },
-    };
+    return { tools, read: costOf(read), waitedRead: costOf(waitedRead) };
   } finally {
     await client.close().catch(() => {});
   }
@@ -99,6 +119,7 @@ await runMain("bench/surface", async () => {
     const b = byName.get(x.name);
     return [
       x.name,
+      String(x.description),
       String(tokens(x.model)),
       b ? String(tokens(b.model)) : "new",
       String(tokens(x.whole)),
@@ -107,19 +128,20 @@ await runMain("bench/surface", async () => {
   });
   for (const b of then?.tools ?? []) {
     if (!now.tools.some((x) => x.name === b.name)) {
-      rows.push([b.name, "gone", String(tokens(b.model)), "gone", String(tokens(b.whole))]);
+      rows.push([b.name, "gone", "gone", String(tokens(b.model)), "gone", String(tokens(b.whole))]);
     }
   }
   const sum = (s: Surface | null, k: "model" | "whole") => s ? s.tools.reduce((a, x) => a + tokens(x[k]), 0) : NaN;
   rows.push([
     `TOTAL (${now.tools.length} tools)`,
+    `max ${Math.max(...now.tools.map((x) => x.description))}`,
     String(sum(now, "model")),
     String(sum(then, "model")),
     String(sum(now, "whole")),
     String(sum(then, "whole")),
   ]);
   console.log(`tool definitions, tokens = characters / 4; baseline = ${baseMain ? base : "unavailable (git)"}`);
-  printTable(["tool", "model-facing", `at ${base}`, "whole", `at ${base}`], rows);
+  printTable(["tool", "description chars", "model-facing", `at ${base}`, "whole", `at ${base}`], rows);
   const ratio = (a: number, b: number) => (Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : "n/a");
   console.log(
     `model-facing ${sum(now, "model")} tokens (${ratio(sum(now, "model"), sum(then, "model"))} of baseline); ` +
@@ -140,6 +162,11 @@ await runMain("bench/surface", async () => {
     ],
     ["Codex (header + JSON)", String(tokens(now.read.codex)), String(tokens(then?.read.codex ?? NaN))],
     ["text block (reaches neither)", String(tokens(now.read.text)), String(tokens(then?.read.text ?? NaN))],
+  ]);
+  console.log("\ncharacters of structuredContent besides the output text (the verdict, cursors and receipt):");
+  printTable(["result", "now", `at ${base}`], [
+    ["the command's result (above)", String(now.read.other), String(then?.read.other ?? NaN)],
+    ["pty_read wait:true", String(now.waitedRead.other), String(then?.waitedRead.other ?? NaN)],
   ]);
   return 0;
 });

@@ -223,7 +223,14 @@ function classifyProcess(p: ProcessFacts, table: SyscallTable | undefined): Clas
  */
 export function classifyInputWait(facts: InputWaitFacts): InputWaitVerdict {
   const table = SYSCALLS[facts.arch];
-  const processes = facts.processes.map((p) => ({ pid: p.pid, name: p.name, ...classifyProcess(p, table) }));
+  return verdictOf(facts.processes.map((p) => ({ pid: p.pid, name: p.name, ...classifyProcess(p, table) })));
+}
+
+/**
+ * The group's verdict from its members' activities (the one rule for /proc facts and for ps rows): any member running
+ * or stopped → not waiting; else one reading the terminal → waiting; else one that may be → cannot tell.
+ */
+export function verdictOf(processes: InputWaitVerdict["processes"]): InputWaitVerdict {
   const has = (a: Activity) => processes.some((p) => p.activity === a);
   let waiting: boolean | null;
   if (processes.every((p) => p.activity === "gone")) waiting = null;

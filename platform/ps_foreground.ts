@@ -16,7 +16,7 @@
  *   process and only the states decide: a verdict of "waiting" then never comes from ps, and the caller falls back
  *   to the terminal's modes and, last, the program's name — reported as a guess.
  */
-import type { Activity, InputWaitVerdict } from "./input_wait.ts";
+import { type Activity, type InputWaitVerdict, verdictOf } from "./input_wait.ts";
 
 /** One row of the `ps` listing. */
 export interface PsRow {
@@ -99,13 +99,6 @@ export function classifyPsForeground(rows: PsRow[]): PsForeground | null {
   const members = rows.filter((r) => r.pgid === tpgid).sort((a, b) => a.pid - b.pid);
   const leader = members.find((r) => r.pid === tpgid) ?? members[0];
   if (!leader) return null;
-  const processes = members.map((r) => ({ pid: r.pid, name: r.name, ...classifyRow(r) }));
-  const has = (a: Activity) => processes.some((p) => p.activity === a);
-  let waiting: boolean | null;
-  if (processes.every((p) => p.activity === "gone")) waiting = null;
-  else if (has("running") || has("stopped")) waiting = false;
-  else if (has("tty_input")) waiting = true;
-  else if (has("maybe_input") || has("unknown")) waiting = null;
-  else waiting = false;
-  return { leader, pgrp: tpgid, verdict: { waiting, processes } };
+  const verdict = verdictOf(members.map((r) => ({ pid: r.pid, name: r.name, ...classifyRow(r) })));
+  return { leader, pgrp: tpgid, verdict };
 }

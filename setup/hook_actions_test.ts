@@ -79,7 +79,8 @@ Deno.test("hook commands: remove both clients' entries, then nothing is left to 
     const r = await runHookActions(req, { env: ctx.env, dryRun: false });
     assertEquals([r.schema, r.status], [HOOKS_RESULT_SCHEMA, "ok"]);
     assertEquals(r.actions.map((a) => [a.action, a.status, a.removed_entries]), [
-      ["remove_claude_parent_hooks", "removed", 3],
+      // Claude Code: PreToolUse, PostToolUse, SessionEnd and the Stop hook that carries an answer after a notice.
+      ["remove_claude_parent_hooks", "removed", 4],
       ["remove_cursor_parent_hooks", "removed", 2],
     ]);
     assertEquals(r.actions[0]!.backup_path, `${ctx.home}/.claude/settings.json.aiterm-backup`);

@@ -50,5 +50,5 @@ Deno.test("buildClaudeLaunch() pins the session and maps model, effort, read-onl
   );
   assert(!full.argv.some((a) => a.startsWith("-p") || a.includes("dangerously")));
   assertEquals(claude.efforts, ["low", "medium", "high", "xhigh", "max"]);
-  assertEquals(claude.submitSteps, [{ pauseMs: 400 }, { key: "Enter" }]);
+  assertEquals(claude.submitSteps, [{ shownMs: 1000 }, { key: "Enter" }]);
 });

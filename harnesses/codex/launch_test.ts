@@ -53,5 +53,5 @@ Deno.test("buildCodexLaunch() maps model, effort, notice, fast, read-only sandbo
   );
   assert(!full.argv.some((a) => a === "exec" || a.includes("dangerously") || a === "--no-alt-screen"));
   assertEquals(codex.efforts, null);
-  assertEquals(codex.submitSteps, [{ pauseMs: 700 }, { key: "Enter" }]);
+  assertEquals(codex.submitSteps, [{ shownMs: 1000 }, { key: "Enter" }]);
 });

@@ -11,6 +11,21 @@ export function screenLines(screen: string): string[] {
   return lines;
 }
 
+/**
+ * The longest a submit waits for the composer to show a pasted prompt before its submit key is pressed
+ * anyway (a composer the harness's rules cannot read must not stop a dispatch). On the real CLIs the
+ * paste shows within 10–30 ms (median) and 60–190 ms at worst on a loaded 2-core machine
+ * (tests/probes/submit_pause.ts, ADR 0023's amendment).
+ */
+export const SHOWN_MS = 1000;
+
+/**
+ * Submit steps: once the composer shows the pasted prompt, Enter — with no fixed pause: measured with the
+ * real Claude Code 2.1.328, Codex 0.169.0 and Grok 1.0.41, an Enter pressed at 0 ms after the composer
+ * showed a bracketed paste was never swallowed (see each adapter for its numbers).
+ */
+export const ENTER_WHEN_SHOWN: readonly KeyStep[] = [{ shownMs: SHOWN_MS }, { key: "Enter" }];
+
 /** The `blocked` screen state for `reason`, with the screen text that says so. */
 export function blocked(reason: BlockedReason, detail: string | null): ScreenState {
   return { kind: "blocked", reason, detail };

@@ -40,8 +40,13 @@ export type ScreenState =
   | { kind: "blocked"; reason: BlockedReason; detail: string | null }
   | { kind: "exited"; detail: string | null }; // the CLI has exited (shell prompt or exit text after the TUI)
 
-/** A key step typed into the TUI: literal text, a named key (tmux key name), or a pause. */
-export type KeyStep = { text: string } | { key: string } | { pauseMs: number };
+/**
+ * A key step typed into the TUI: literal text, a named key (tmux key name), a pause, or a wait on the
+ * screen: `shownMs` waits until the composer shows the text typed just before it (the prompt's paste, or
+ * the last text step) — at most that many ms, then the steps go on — so the key after it is pressed once
+ * the text has arrived, not after a guessed pause.
+ */
+export type KeyStep = { text: string } | { key: string } | { pauseMs: number } | { shownMs: number };
 
 /** Inputs of {@link HarnessAdapter.buildLaunch}. */
 export interface LaunchOptions {
@@ -185,7 +190,10 @@ export interface HarnessAdapter {
    * theme picker always. Null when the screen shows nothing aiterm may answer. Pure.
    */
   answerStartupDialog(screen: string, trustProject: boolean): KeyStep[] | null;
-  /** How a prompt is submitted: paste as one bracketed paste, then these steps (e.g. a pause and Enter). */
+  /**
+   * How a prompt is submitted: paste as one bracketed paste, then these steps (e.g. a wait until the
+   * composer shows the text, then Enter).
+   */
   submitSteps: KeyStep[];
   /**
    * Steps pressed after a steer's paste and submit so the text joins the running turn instead of

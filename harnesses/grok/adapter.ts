@@ -1,5 +1,5 @@
 /** The Grok Build adapter: the parts of this folder assembled into one {@link HarnessAdapter}. */
-import type { HarnessAdapter } from "../common/mod.ts";
+import { ENTER_WHEN_SHOWN, type HarnessAdapter } from "../common/mod.ts";
 import { GROK_CONFIGURE } from "./configure.ts";
 import { dismissGrokRateLimitDialog, grokSandboxRefusal } from "./dialogs.ts";
 import { buildGrokLaunch, GROK_EFFORTS, grokBinary } from "./launch.ts";
@@ -19,7 +19,11 @@ export const grok: HarnessAdapter = {
   buildLaunch: buildGrokLaunch,
   classifyScreen: classifyGrokScreen,
   answerStartupDialog: answerGrokStartupDialog,
-  submitSteps: [{ pauseMs: 700 }, { key: "Enter" }],
+  // Submit once the composer shows the paste, with no fixed pause (was 700 ms). Measured with the real
+  // Grok 1.0.41 (tests/probes/submit_pause.ts, ADR 0023's amendment): 0 of 85 Enters swallowed when
+  // pressed 0 ms after the composer showed the paste (65 one-line prompts, 20 of 60 lines), 0 of 85 when
+  // pressed 0 ms after the paste without looking; paste → shown median 4–9 ms, max 57 ms.
+  submitSteps: [...ENTER_WHEN_SHOWN],
   // While a turn runs, Enter queues the text; on an empty composer Enter is then "send now" (footer
   // `Enter:send now`), which cancels the running prompt (trigger send_now) and runs the queued one next.
   steerSteps: [{ key: "Enter" }],

@@ -9,7 +9,7 @@ import { AppError } from "../../base/errors.ts";
 import { waitUntil } from "../../base/wait.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import { type AgentRecord, lineagePreface } from "./record.ts";
-import { loadTurns, pinByPrompt } from "./turns.ts";
+import { loadTurns, withSentPrompt } from "./turns.ts";
 import { cleanPrompt } from "./typing.ts";
 import { recoverPaneInput } from "./pane_recovery.ts";
 import { steerRunningTurn } from "./steer.ts";
@@ -63,7 +63,7 @@ export async function turnRunning(
   adapter: HarnessAdapter,
   busyOnScreen: boolean,
 ): Promise<{ running: boolean; rec: AgentRecord; turnCount: number; screenLags?: boolean }> {
-  const loaded = await loadTurns(adapter, rec, deps.env, deps.transcripts);
+  const loaded = await loadTurns(adapter, rec, deps.env, deps.transcripts, deps.terminal.sessionDir(rec.session_id));
   const turnCount = loaded.turns.length;
   let next = rec;
   if (loaded.newlyPinned && loaded.path) next = { ...next, transcript_path: loaded.path };
@@ -196,6 +196,8 @@ export async function dispatchTurn(
     });
     if (status.running && options.allowSteer !== false) {
       await options.beforeSteer?.(next.active_turn?.index ?? null, next);
+      // Kept before it is typed: evidence for finding the transcript while it is not pinned (turns.ts).
+      next = withSentPrompt(next, sanitizeInput(text + imageNote).text);
       // A steer is claimed only when the text joined the turn; otherwise AGENT_STEER_NOT_TAKEN says where it is.
       let joined: number | null;
       try {
@@ -215,9 +217,11 @@ export async function dispatchTurn(
     // As the chokepoint types it (sanitised), so the transcript's record of it can be recognised.
     const body = sanitizeInput((next.preface_pending ? lineagePreface(next.lineage, id) : "") + text + imageNote).text;
     next = { ...next, preface_pending: false, active_turn: { index: cursor, dispatched_at_ms: Date.now() } };
+    // Saved before it is typed: what ties the transcript this text starts to this launch (turns.ts).
+    next = withSentPrompt(next, body);
     await s.save(next);
     const residue = await s.input.submit(body);
-    const started = await turnStarted(s, next, cursor, body);
+    const started = await turnStarted(s, next, cursor);
     if (started.pinned) await s.save({ ...next, transcript_path: started.pinned });
     return {
       ...(await receipt({ mode: "agent_dispatch", event_cursor: cursor, joined_event_cursor: null })),
@@ -244,22 +248,20 @@ async function screenCatchesUp(s: AgentSession): Promise<boolean> {
   return idle.status === "done";
 }
 
-/** Evidence that the turn began: the transcript has it, or the screen shows the busy display. */
+/**
+ * Evidence that the turn began: the transcript has it, or the screen shows the busy display. A transcript
+ * found now (its first prompt is one `rec.sent_prompts` holds) is returned to be pinned.
+ */
 async function turnStarted(
   s: AgentSession,
   rec: AgentRecord,
   cursor: number,
-  body: string,
 ): Promise<{ started: boolean; pinned: string | null }> {
   let pinned: string | null = null;
   const seen = await waitUntil(async () => {
-    if (!rec.transcript_path && !pinned) {
-      pinned = await pinByPrompt(s.adapter, rec, s.deps.env, body, s.deps.transcripts);
-    }
     const loaded = await s.turns(pinned ? { ...rec, transcript_path: pinned } : rec);
-    if (loaded.turns.length > cursor) {
-      return { started: true, pinned: pinned ?? (loaded.newlyPinned ? loaded.path : null) };
-    }
+    if (loaded.newlyPinned) pinned = loaded.path;
+    if (loaded.turns.length > cursor) return { started: true, pinned };
     return (await s.input.state()).kind === "busy" ? { started: true, pinned } : null;
   }, { timeoutMs: 5000, intervalMs: 150 });
   return seen.status === "done" && seen.value ? seen.value : { started: false, pinned };

@@ -269,6 +269,7 @@ export async function launchAgent(
         write_scope: input.write_scope ?? null,
         launch_operation_id: input.launch_operation_id ?? null,
         active_turn: null,
+        sent_prompts: [],
       };
       return { argv: spec.argv, env: { ...copied, ...spec.env, ...lineageEnv(lineage, launchId) } };
     },

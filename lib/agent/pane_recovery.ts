@@ -6,7 +6,7 @@
  * turn from a plain one: this turn's error record plus the card on screen now, never old records alone.
  */
 import { AppError } from "../../base/errors.ts";
-import { sleep, waitUntil } from "../../base/wait.ts";
+import { waitUntil } from "../../base/wait.ts";
 import type { HarnessAdapter } from "../../harnesses/mod.ts";
 import type { Terminal } from "../terminal/mod.ts";
 import type { AgentRecord } from "./record.ts";
@@ -66,14 +66,15 @@ export async function recoverPaneInput(
   await input.steps(keys);
   let stable = 0;
   let state = "unknown";
-  await sleep(120);
+  // No pause before the first look: the screen decides (the card gone and input ready on two looks in a
+  // row, 120 ms apart), so a look taken before the CLI redrew only counts as not yet.
   const ready = await waitUntil(async () => {
     const now = await input.screen();
     const s = adapter.classifyScreen(now);
     state = s.kind === "blocked" ? `blocked:${s.reason}` : s.kind;
     stable = s.kind === "ready" && !card.dismiss(now) ? stable + 1 : 0;
     return stable >= 2;
-  }, { timeoutMs: READY_MS - 120, intervalMs: 120 });
+  }, { timeoutMs: READY_MS, intervalMs: 120 });
   if (ready.status === "done") return [card.recovery];
   throw new AppError(
     card.failedCode,

@@ -1,6 +1,6 @@
 /** What aiterm owns about an agent launch: correlation state only (`sessions/<id>/agent.json`). */
 import { CHILD_VARS, childVar } from "../../base/config.ts";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 import type { HarnessId } from "../../harnesses/mod.ts";
 import { AppError } from "../../base/errors.ts";
@@ -37,6 +37,12 @@ export interface AgentRecord {
   launch_operation_id: string | null;
   /** The turn aiterm dispatched last and has not seen end yet. */
   active_turn: { index: number; dispatched_at_ms: number } | null;
+  /**
+   * What aiterm typed into this launch while its transcript was not pinned (the first 200 characters of
+   * each text, trimmed; the last 8): the evidence that a transcript found in the launch's directory is its
+   * own (lib/agent/turns.ts). Absent in records written before it was kept.
+   */
+  sent_prompts?: string[];
 }
 
 /** Where the record lives for a session directory. */
@@ -61,6 +67,28 @@ function hasEntry(dir: string, name: string): boolean {
     // no directory: no record
   }
   return false;
+}
+
+/**
+ * The transcripts that the other agent records of the same state root have pinned (`sessionDir` is this
+ * session's directory; its siblings are the other sessions). A transcript pinned by one launch is never
+ * another's.
+ */
+export async function transcriptsPinnedElsewhere(sessionDir: string): Promise<Set<string>> {
+  const root = dirname(sessionDir);
+  const own = basename(sessionDir);
+  const taken = new Set<string>();
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(root)].filter((e) => e.isDirectory && e.name !== own).map((e) => e.name);
+  } catch {
+    return taken;
+  }
+  for (const name of names) {
+    const rec = await readAgentRecord(join(root, name));
+    if (rec?.transcript_path) taken.add(rec.transcript_path);
+  }
+  return taken;
 }
 
 /** Writes a record atomically. */

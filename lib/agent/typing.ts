@@ -9,9 +9,10 @@
  * - caller text (a prompt or steer): sanitised here, always ({@link cleanPrompt}: no escape sequence,
  *   so no bracketed-paste end marker, and no control character but tab and newline), pasted as one
  *   bracketed paste, then submitted with the harness's steps;
- * - harness key steps (KeyStep): named keys, pauses, and text. A text step that is one whole escape
- *   sequence is a key the harness encodes as bytes (Cursor's CSI-u Enter) and is typed as is; any
- *   other text step (e.g. `/model <id>`, which carries a caller's value) is sanitised like caller text.
+ * - harness key steps (KeyStep): named keys, pauses, waits until the composer shows the text typed
+ *   before them (`shownMs`), and text. A text step that is one whole escape sequence is a key the
+ *   harness encodes as bytes (Cursor's CSI-u Enter) and is typed as is; any other text step (e.g.
+ *   `/model <id>`, which carries a caller's value) is sanitised like caller text.
  */
 import type { HarnessAdapter, KeyStep, ScreenState } from "../../harnesses/mod.ts";
 import { AppError } from "../../base/errors.ts";
@@ -43,6 +44,15 @@ export function cleanPrompt(input: string, field = "text"): CleanPrompt {
   }
   return { text, removed, bytes };
 }
+
+/**
+ * How long {@link PaneInput.submit} watches for the composer to let the text go after the submit key,
+ * before pressing it once more (and again after that one retry). Only a swallowed key waits this long:
+ * a taken Enter empties the composer in 5–160 ms (median), 330 ms at worst, on the real CLIs on a loaded
+ * 2-core machine (tests/probes/submit_pause.ts, ADR 0023's amendment); the bound leaves room for a
+ * slower redraw so a slow CLI is not pressed twice or reported as residue.
+ */
+const LEAVE_MS = 1000;
 
 /** True when `text` is a single escape sequence (a key the harness encodes as bytes). */
 function isKeySequence(text: string): boolean {
@@ -83,14 +93,23 @@ export class PaneInput {
     return { ...this.adapter.classifyScreen(screen), screen };
   }
 
-  /** Runs harness key steps in order (text steps sanitised unless they are one escape sequence). */
-  async steps(steps: KeyStep[]): Promise<void> {
+  /**
+   * Runs harness key steps in order (text steps sanitised unless they are one escape sequence). A
+   * `shownMs` step waits until the composer holds the text typed just before it: the last text step, or
+   * `typed` (the prompt pasted before these steps) when none came yet.
+   */
+  async steps(steps: KeyStep[], typed: string | null = null): Promise<void> {
+    let last = typed;
     for (const step of steps) {
       if ("pauseMs" in step) await sleep(step.pauseMs);
-      else if ("key" in step) await this.terminal.typeExact(this.id, { keys: [step.key] });
+      else if ("shownMs" in step) {
+        if (last !== null) await this.#composer(last, true, step.shownMs);
+      } else if ("key" in step) await this.terminal.typeExact(this.id, { keys: [step.key] });
       else {
-        const text = isKeySequence(step.text) ? step.text : sanitizeInput(step.text).text;
+        const key = isKeySequence(step.text);
+        const text = key ? step.text : sanitizeInput(step.text).text;
         await this.terminal.typeExact(this.id, { paste: text, bracketed: false });
+        if (!key) last = text;
       }
     }
   }
@@ -102,25 +121,22 @@ export class PaneInput {
 
   /**
    * Pastes caller `text` once as a bracketed paste (sanitised here, whatever the caller did) and
-   * submits it. Returns whether text was left in the composer after one retry of the final key
-   * (submit residue).
+   * submits it with the harness's steps (which wait until the composer shows the text before the submit
+   * key). Then the screen is watched until the composer lets the text go; while it still holds it after
+   * {@link LEAVE_MS}, the last submit key is pressed once more and the screen watched again. Returns
+   * whether text was left in the composer after that one retry (submit residue).
    */
   async submit(text: string): Promise<boolean> {
     const clean = sanitizeInput(text).text;
     await this.terminal.typeExact(this.id, { paste: clean, bracketed: true });
-    await this.steps(this.adapter.submitSteps);
-    await sleep(150);
-    let screen = await this.screen();
-    if (!this.adapter.composerHolds(screen, clean)) return false;
-    // Some TUIs swallow an Enter that arrives inside a paste burst: press the last key once more.
+    await this.steps(this.adapter.submitSteps, clean);
+    if (await this.#composer(clean, false, LEAVE_MS)) return false;
+    // A TUI that swallowed the submit key (e.g. an Enter taken as a newline inside a paste burst) takes
+    // the same key again: press the last one once more.
     const last = [...this.adapter.submitSteps].reverse().find((s) => "key" in s);
-    if (last && "key" in last) {
-      await sleep(400);
-      await this.key(last.key);
-      await sleep(250);
-      screen = await this.screen();
-    }
-    return this.adapter.composerHolds(screen, clean);
+    if (!last || !("key" in last)) return true;
+    await this.key(last.key);
+    return !(await this.#composer(clean, false, LEAVE_MS));
   }
 
   /**
@@ -147,6 +163,20 @@ export class PaneInput {
       place: after === "queued" || after === "queued_behind" || after === "composer" ? after : "joined",
       pressed: true,
     };
+  }
+
+  /**
+   * Watches the screen (at most `ms`) until the composer holds `text` (`holds` true) or no longer holds
+   * it (`holds` false), seen on two looks in a row so one capture taken in the middle of a redraw does
+   * not count. True when it did.
+   */
+  async #composer(text: string, holds: boolean, ms: number): Promise<boolean> {
+    let streak = 0;
+    const seen = await waitUntil(async () => {
+      streak = this.adapter.composerHolds(await this.screen(), text) === holds ? streak + 1 : 0;
+      return streak >= 2;
+    }, { timeoutMs: ms, intervalMs: 10 });
+    return seen.status === "done";
   }
 
   /** Reads the screen until `done(place)` or `ms` pass; returns the last place seen. */

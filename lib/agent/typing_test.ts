@@ -126,3 +126,70 @@ Deno.test("the chokepoint sanitises caller text: a bracketed-paste end marker ne
   await new PaneInput(keys.mux, "s", claude).steps([{ text: "\x1b[13u" }, { text: "/model a\x1b[201~b" }]);
   assertEquals(keys.keys, [JSON.stringify("\x1b[13u"), JSON.stringify("/model ab")]);
 });
+
+/**
+ * A pane whose composer is one line, `composer: <text>`: a paste shows after `showAfter` looks, and
+ * each Enter takes the text (empties the composer) unless it is one of the first `swallow` Enters.
+ * Records, for each key, how many looks had shown the text when it was pressed.
+ */
+function composerPane(showAfter: number, swallow: number) {
+  let composer = "";
+  let pending: string | null = null;
+  let looks = 0;
+  let shownLooks = 0;
+  const keys: { key: string; shownLooks: number }[] = [];
+  const mux = {
+    screen: () => {
+      if (pending !== null && ++looks > showAfter) [composer, pending] = [pending, null];
+      if (composer !== "") shownLooks++;
+      return Promise.resolve(`composer: ${composer}`);
+    },
+    typeExact: (_n: string, input: { keys: string[] } | { paste: string; bracketed: boolean }) => {
+      if ("paste" in input) [pending, looks] = [input.paste, 0];
+      else {
+        for (const key of input.keys) {
+          keys.push({ key, shownLooks });
+          if (key === "Enter" && keys.length > swallow) composer = "";
+        }
+      }
+      return Promise.resolve();
+    },
+  } as unknown as Terminal;
+  const adapter = {
+    ...getHarness("claude-code")!,
+    composerHolds: (screen: string, text: string) => {
+      const shown = screen.replace(/^composer: /, "");
+      return shown !== "" && text.startsWith(shown);
+    },
+  } as HarnessAdapter;
+  return { input: new PaneInput(mux, "s", adapter), keys };
+}
+
+Deno.test("PaneInput.submit() presses Enter once the composer shows the paste, and not again once it left", async () => {
+  const pane = composerPane(3, 0);
+  assertEquals(await pane.input.submit("hello there"), false);
+  assertEquals(pane.keys.map((k) => k.key), ["Enter"]);
+  // Pressed only after two looks in a row saw the text (the paste showed on the 4th look).
+  assertEquals(pane.keys[0]!.shownLooks, 2);
+});
+
+Deno.test("PaneInput.submit() presses a swallowed Enter once more, and reports text that stays", async () => {
+  const once = composerPane(0, 1);
+  assertEquals(await once.input.submit("hello there"), false);
+  assertEquals(once.keys.map((k) => k.key), ["Enter", "Enter"]);
+  const stuck = composerPane(0, 5);
+  assertEquals(await stuck.input.submit("hello there"), true);
+  assertEquals(stuck.keys.map((k) => k.key), ["Enter", "Enter"]);
+});
+
+Deno.test("PaneInput.steps(): a shownMs step waits for the text step before it, and gives up after its bound", async () => {
+  const pane = composerPane(2, 0);
+  await pane.input.steps([{ text: "/model x" }, { shownMs: 1000 }, { key: "Enter" }]);
+  assertEquals(pane.keys.map((k) => k.key), ["Enter"]);
+  assertEquals(pane.keys[0]!.shownLooks, 2);
+  // Text that never shows: the key is still pressed once the bound has passed.
+  const never = composerPane(1_000_000, 0);
+  await never.input.steps([{ text: "/model x" }, { shownMs: 100 }, { key: "Enter" }]);
+  assertEquals(never.keys.map((k) => k.key), ["Enter"]);
+  assertEquals(never.keys[0]!.shownLooks, 0);
+});

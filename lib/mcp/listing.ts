@@ -101,12 +101,16 @@ export function namesAndTypes(schema: Json): string {
 /** The short form of an object-valued property: its own sentence, its names and types, and where the rest is. */
 function briefObject(full: Json, seeTool: string): Json {
   const what = typeof full.description === "string" ? full.description.replace(/\s*\(.*\)$/, "") : "";
-  return { type: "object", description: `${what}: ${namesAndTypes(full)}; see ${seeTool}` };
+  return { type: "object", description: `${what}: ${namesAndTypes(full)} as in ${seeTool}` };
 }
+
+/** A string bound no argument a model writes comes near (a path, a passphrase, an opaque cursor). */
+const HUGE_LENGTH = 4096;
 
 /**
  * Keywords that say nothing a model needs: zod's safe-integer bounds on every `.int()`, `minLength: 1`
- * (an empty string is refused as before), and `default: false` on a flag (absent is false). At every depth.
+ * (an empty string is refused as before), `maxLength` of {@link HUGE_LENGTH} or more, and `default: false` on a flag
+ * (absent is false). At every depth.
  */
 export function dropNoise(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNoise);
@@ -116,6 +120,7 @@ export function dropNoise(v: unknown): unknown {
     if (k === "maximum" && x === Number.MAX_SAFE_INTEGER) continue;
     if (k === "minimum" && x === Number.MIN_SAFE_INTEGER) continue;
     if (k === "minLength" && x === 1) continue;
+    if (k === "maxLength" && typeof x === "number" && x >= HUGE_LENGTH) continue;
     if (k === "default" && x === false && v.type === "boolean") continue;
     out[k] = k === "properties" && isObject(x)
       ? Object.fromEntries(Object.entries(x).map(([name, p]) => [name, dropNoise(p)]))

@@ -114,4 +114,4 @@ export const GenerationSchema = z.string().regex(
   /^[0-9a-f]{12}$/,
   "must be the 12 hex digits of a receipt's generation",
 )
-  .nullish().describe("From the receipt: a session reopened under that id is then SESSION_STALE");
+  .nullish().describe("From the receipt; SESSION_STALE if the id was reopened since");

@@ -213,3 +213,37 @@ Deno.test(
     assert(ra.is_complete && rb.is_complete);
   },
 );
+
+Deno.test(
+  "a send whose wait fails after typing says it typed (the command killed aiterm's tmux server)",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await using c = await connect(t.env);
+    const id = await open(c, t.root);
+    const r = await c.ok<Result & { hint?: string; bytes: number; mode: string }>("pty_send", {
+      session_id: id,
+      text: `tmux -S ${t.socketPath} kill-server`,
+    });
+    assert(r.bytes > 0 && r.mode === "typed", JSON.stringify(r));
+    assertMatch(r.hint ?? "", /^typed; the wait after it failed: TMUX_SERVER_GONE: /);
+  },
+);
+
+Deno.test(
+  "a send's wait sends progress notifications every second (Claude Code's idle limit needs them)",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await using c = await connect(t.env, "claude-code");
+    const id = await open(c, t.root);
+    const progress: number[] = [];
+    const r = await c.client.callTool(
+      { name: "pty_send", arguments: { session_id: id, text: "sleep 3.2; echo slept" } },
+      undefined,
+      { onprogress: (p) => void progress.push(p.progress) },
+    );
+    assertStringIncludes(String((r.structuredContent as Result).text), "slept");
+    assert(progress.length >= 2, `${progress.length} progress notifications`);
+  },
+);

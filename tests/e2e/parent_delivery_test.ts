@@ -6,8 +6,9 @@
  * named state with the body kept.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
-import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
+import { eventually, hasTmux, type TestEnv } from "../helpers/env.ts";
+import { callAs, deliveryRecord, fakeClaudeEnv, startAiterm } from "../helpers/delivery.ts";
+import { connect, registeredServerCommand } from "../helpers/mcp.ts";
 import { installClaudeParentHooks, installCursorParentHooks } from "../../harnesses/clients/mod.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
@@ -33,70 +34,12 @@ interface Receipt {
   parent_delivery: Delivery | null;
 }
 
-async function childEnv(): Promise<TestEnv> {
-  const t = await makeTestEnv();
-  t.env.CLAUDE_BIN = `${FIXTURE_BIN}claude`;
-  await Deno.mkdir(`${t.root}/proj`);
-  return t;
-}
-
 /** What `aiterm-mcp setup` installs for a Claude Code user. */
 async function claudeHooks(t: TestEnv): Promise<void> {
   await installClaudeParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
 }
 
-/** A tools/call with the `_meta` a client sends. */
-async function callAs(
-  c: TestClient,
-  name: string,
-  args: Record<string, unknown>,
-  meta: Record<string, unknown>,
-): Promise<{ ok: Receipt | null; code: string | null; text: string }> {
-  const r = await c.client.callTool({ name, arguments: args, _meta: meta }, undefined, { timeout: 120_000 });
-  const first = (r.content as { type: string; text?: string }[])[0];
-  const text = first?.type === "text" ? first.text ?? "" : "";
-  if (r.isError) return { ok: null, code: (r.structuredContent as { code: string }).code, text };
-  return { ok: r.structuredContent as unknown as Receipt, code: null, text };
-}
-
-/** Starts a hook process the way the client does; `done` resolves with its exit code and output. */
-function startHook(
-  t: TestEnv,
-  argv: string[],
-  input: unknown,
-): { done: Promise<{ code: number; stdout: string; stderr: string }>; kill: () => void } {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...argv],
-    env: t.env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  void w.write(new TextEncoder().encode(input === null ? "" : JSON.stringify(input))).then(() => w.close());
-  const done = child.output().then((o) => ({
-    code: o.code,
-    stdout: new TextDecoder().decode(o.stdout),
-    stderr: new TextDecoder().decode(o.stderr),
-  }));
-  return {
-    done,
-    kill: () => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-    },
-  };
-}
-
-const hook = (t: TestEnv, name: string, input: unknown) => startHook(t, ["hook", name], input).done;
-
-async function record(t: TestEnv, dir: string, id: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await Deno.readTextFile(`${t.stateDir}/${dir}/${id}.json`));
-}
+const hook = (t: TestEnv, name: string, input: unknown) => startAiterm(t, ["hook", name], input).done;
 
 /** Claude's PreToolUse for one tool call. */
 async function pre(t: TestEnv, toolUseId: string, sessionId: string, extra: Record<string, unknown> = {}) {
@@ -123,11 +66,11 @@ Deno.test(
   "claude-code parent: the answer arrives through PostToolUse (stderr, exit 2) exactly once",
   opts,
   async () => {
-    await using t = await childEnv();
+    await using t = await fakeClaudeEnv();
     await claudeHooks(t);
     await using c = await connect(t.env, "claude-code");
     // Without PreToolUse for this call, nothing reaches a child: no session is even started.
-    const refused = await callAs(c, "agent_launch", {
+    const refused = await callAs<Receipt>(c, "agent_launch", {
       harness: "claude-code",
       cwd: `${t.root}/proj`,
       trust_project: true,
@@ -137,7 +80,7 @@ Deno.test(
     assertEquals((await c.ok<{ sessions: unknown[] }>("pty_list", {})).sessions.length, 0);
 
     await pre(t, "toolu_L1", "conv-1");
-    const l = await callAs(c, "agent_launch", {
+    const l = await callAs<Receipt>(c, "agent_launch", {
       harness: "claude-code",
       cwd: `${t.root}/proj`,
       trust_project: true,
@@ -154,7 +97,7 @@ Deno.test(
     assertStringIncludes(post.stderr, "ANSWER(first task)");
     assertStringIncludes(post.stderr, `child agent session "${l.ok.session_id}" (claude-code), turn 0: done`);
     assertEquals(post.stdout, "");
-    const rec = await record(t, "claude-parent-deliveries", d.delivery_id);
+    const rec = await deliveryRecord(t, "claude-parent-deliveries", d.delivery_id);
     assertEquals([rec.state, rec.child_outcome, rec.received_by], ["submitted", "done", "claude_post_tool_use"]);
     // The same hook again (a retry, a duplicate): nothing is delivered twice.
     const again = await hook(t, "claude-post-tool-use", postInput("toolu_L1", "conv-1"));
@@ -162,14 +105,18 @@ Deno.test(
 
     // A sub-agent conversation is refused before anything is typed.
     await pre(t, "toolu_S1", "conv-1", { agent_id: "agent-7" });
-    const sub = await callAs(c, "pty_send", { wait: false, session_id: l.ok.session_id, text: "from a sub-agent" }, {
+    const sub = await callAs<Receipt>(c, "pty_send", {
+      wait: false,
+      session_id: l.ok.session_id,
+      text: "from a sub-agent",
+    }, {
       "claudecode/toolUseId": "toolu_S1",
     });
     assertEquals(sub.code, "CLAUDE_PARENT_AGENT_UNSUPPORTED");
 
     // A second request: a new delivery for the new turn; a plain (other) client gets wait_process instead.
     await pre(t, "toolu_L2", "conv-1");
-    const s2 = await callAs(c, "pty_send", { wait: false, session_id: l.ok.session_id, text: "second task" }, {
+    const s2 = await callAs<Receipt>(c, "pty_send", { wait: false, session_id: l.ok.session_id, text: "second task" }, {
       "claudecode/toolUseId": "toolu_L2",
     });
     assert(s2.ok?.parent_delivery, s2.text);
@@ -189,11 +136,11 @@ Deno.test(
   "claude-code parent: server killed between dispatch and completion; the next server delivers",
   opts,
   async () => {
-    await using t = await childEnv();
+    await using t = await fakeClaudeEnv();
     await claudeHooks(t);
     const first = await connect(t.env, "claude-code");
     await pre(t, "toolu_R1", "conv-r");
-    const l = await callAs(first, "agent_launch", {
+    const l = await callAs<Receipt>(first, "agent_launch", {
       harness: "claude-code",
       cwd: `${t.root}/proj`,
       trust_project: true,
@@ -201,17 +148,17 @@ Deno.test(
     }, { "claudecode/toolUseId": "toolu_R1" });
     assert(l.ok?.parent_delivery, l.text);
     const id = l.ok.parent_delivery.delivery_id;
-    const post = startHook(t, ["hook", "claude-post-tool-use"], postInput("toolu_R1", "conv-r"));
+    const post = startAiterm(t, ["hook", "claude-post-tool-use"], postInput("toolu_R1", "conv-r"));
     try {
       Deno.kill(first.pid, "SIGKILL");
       await first.close();
-      assertEquals((await record(t, "claude-parent-deliveries", id)).state, "waiting");
+      assertEquals((await deliveryRecord(t, "claude-parent-deliveries", id)).state, "waiting");
       await using second = await connect(t.env, "claude-code");
       const r = await post.done;
       assertEquals(r.code, 2, r.stderr);
       assertStringIncludes(r.stderr, `child agent session "${l.ok.session_id}" (claude-code), turn 0: done`);
       assertStringIncludes(r.stderr, "ANSWER(SLOW restart task)");
-      const rec = await record(t, "claude-parent-deliveries", id);
+      const rec = await deliveryRecord(t, "claude-parent-deliveries", id);
       assertEquals((rec.owner as { pid: number }).pid, second.pid, "taken over by the live server");
       assertEquals(rec.state, "submitted");
     } finally {
@@ -221,11 +168,11 @@ Deno.test(
 );
 
 Deno.test("claude-code parent: /clear before completion ends the request; the body is still saved", opts, async () => {
-  await using t = await childEnv();
+  await using t = await fakeClaudeEnv();
   await claudeHooks(t);
   const c = await connect(t.env, "claude-code");
   await pre(t, "toolu_C1", "conv-c");
-  const l = await callAs(c, "agent_launch", {
+  const l = await callAs<Receipt>(c, "agent_launch", {
     harness: "claude-code",
     cwd: `${t.root}/proj`,
     trust_project: true,
@@ -233,7 +180,7 @@ Deno.test("claude-code parent: /clear before completion ends the request; the bo
   }, { "claudecode/toolUseId": "toolu_C1" });
   assert(l.ok?.parent_delivery, l.text);
   const id = l.ok.parent_delivery.delivery_id;
-  const post = startHook(t, ["hook", "claude-post-tool-use"], postInput("toolu_C1", "conv-c"));
+  const post = startAiterm(t, ["hook", "claude-post-tool-use"], postInput("toolu_C1", "conv-c"));
   try {
     assertEquals((await hook(t, "claude-session-end", { session_id: "conv-c", reason: "clear" })).code, 0);
     const r = await post.done;
@@ -251,7 +198,7 @@ Deno.test("claude-code parent: /clear before completion ends the request; the bo
     // The body is written before the record notes the outcome: wait for the record too.
     const rec = await eventually(
       async () => {
-        const r = await record(t, "claude-parent-deliveries", id);
+        const r = await deliveryRecord(t, "claude-parent-deliveries", id);
         return r.child_outcome !== null && r;
       },
       10_000,
@@ -264,7 +211,7 @@ Deno.test("claude-code parent: /clear before completion ends the request; the bo
 });
 
 Deno.test("two parents racing for one child: one request at a time, the other is refused untyped", opts, async () => {
-  await using t = await childEnv();
+  await using t = await fakeClaudeEnv();
   await claudeHooks(t);
   await using a = await connect(t.env, "claude-code");
   await using b = await connect(t.env, "claude-code");
@@ -272,10 +219,10 @@ Deno.test("two parents racing for one child: one request at a time, the other is
   await pre(t, "toolu_A", "conv-a");
   await pre(t, "toolu_B", "conv-b");
   const [ra, rb] = await Promise.all([
-    callAs(a, "pty_send", { wait: false, session_id: l.session_id, text: "SLOW task from A" }, {
+    callAs<Receipt>(a, "pty_send", { wait: false, session_id: l.session_id, text: "SLOW task from A" }, {
       "claudecode/toolUseId": "toolu_A",
     }),
-    callAs(b, "pty_send", { wait: false, session_id: l.session_id, text: "SLOW task from B" }, {
+    callAs<Receipt>(b, "pty_send", { wait: false, session_id: l.session_id, text: "SLOW task from B" }, {
       "claudecode/toolUseId": "toolu_B",
     }),
   ]);
@@ -289,9 +236,9 @@ Deno.test("two parents racing for one child: one request at a time, the other is
 });
 
 Deno.test("cursor parent: receive process or postToolUse takes the answer, never both", opts, async () => {
-  await using t = await childEnv();
+  await using t = await fakeClaudeEnv();
   await using c = await connect(t.env, "cursor-vscode 1.7.2");
-  const refused = await callAs(c, "agent_launch", {
+  const refused = await callAs<Receipt>(c, "agent_launch", {
     harness: "claude-code",
     cwd: `${t.root}/proj`,
     trust_project: true,
@@ -301,7 +248,7 @@ Deno.test("cursor parent: receive process or postToolUse takes the answer, never
   assertEquals((await c.ok<{ sessions: unknown[] }>("pty_list", {})).sessions.length, 0);
 
   await installCursorParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
-  const l = await callAs(c, "agent_launch", {
+  const l = await callAs<Receipt>(c, "agent_launch", {
     harness: "claude-code",
     cwd: `${t.root}/proj`,
     trust_project: true,
@@ -332,7 +279,11 @@ Deno.test("cursor parent: receive process or postToolUse takes the answer, never
   assertEquals(nothing.stdout.trim(), "{}");
 
   // Second request: the parent keeps working; postToolUse of its next tool call injects the answer.
-  const s2 = await callAs(c, "pty_send", { wait: false, session_id: l.ok.session_id, text: "second cursor task" }, {});
+  const s2 = await callAs<Receipt>(c, "pty_send", {
+    wait: false,
+    session_id: l.ok.session_id,
+    text: "second cursor task",
+  }, {});
   assert(s2.ok?.parent_delivery, s2.text);
   const id = s2.ok.parent_delivery.delivery_id;
   const bound = await hook(t, "cursor-parent", {
@@ -342,7 +293,11 @@ Deno.test("cursor parent: receive process or postToolUse takes the answer, never
     result_json: JSON.stringify({ content: [{ type: "text", text: s2.text }] }),
   });
   assertEquals(bound.code, 0);
-  await eventually(async () => (await record(t, "cursor-parent-deliveries", id)).state === "ready", 20_000, "ready");
+  await eventually(
+    async () => (await deliveryRecord(t, "cursor-parent-deliveries", id)).state === "ready",
+    20_000,
+    "ready",
+  );
   const injected = await hook(t, "cursor-parent", { conversation_id: "cv-1", hook_event_name: "postToolUse" });
   const ctx = JSON.parse(injected.stdout) as { additional_context?: string };
   assertStringIncludes(ctx.additional_context ?? "", "ANSWER(second cursor task");
@@ -360,7 +315,7 @@ Deno.test(
   "codex parent: the answer is queued on its thread; refusal → failed; cut off → unknown, never resent",
   opts,
   async () => {
-    await using t = await childEnv();
+    await using t = await fakeClaudeEnv();
     const log = `${t.root}/appserver.log`;
     Object.assign(t.env, {
       CODEX_BIN: `${FIXTURE_BIN}fake_codex_app_server.mjs`,
@@ -378,7 +333,7 @@ Deno.test(
     const settled = (id: string) =>
       eventually(
         async () => {
-          const r = await record(t, "parent-deliveries", id);
+          const r = await deliveryRecord(t, "parent-deliveries", id);
           return ["submitted", "failed", "unknown"].includes(r.state as string) && r;
         },
         30_000,
@@ -388,7 +343,7 @@ Deno.test(
     let child = "";
     {
       await using c = await connect(t.env, "codex-mcp-client");
-      const l = await callAs(c, "agent_launch", {
+      const l = await callAs<Receipt>(c, "agent_launch", {
         harness: "claude-code",
         cwd: `${t.root}/proj`,
         trust_project: true,
@@ -405,7 +360,12 @@ Deno.test(
       assertStringIncludes(queued, "ANSWER(codex parent task)");
       assertEquals(await adds(l.ok.parent_delivery.delivery_id), 1);
       // A Codex request without a thread gets no automatic delivery: wait_process instead.
-      const noThread = await callAs(c, "pty_send", { wait: false, session_id: child, text: "no thread task" }, {});
+      const noThread = await callAs<Receipt>(
+        c,
+        "pty_send",
+        { wait: false, session_id: child, text: "no thread task" },
+        {},
+      );
       assertEquals(noThread.ok?.parent_delivery, null);
       assert(noThread.ok?.wait_process, "wait_process without a thread");
       await eventually(
@@ -419,7 +379,7 @@ Deno.test(
     // The receiver refuses: failed, body kept.
     {
       await using c = await connect({ ...t.env, FAKE_CODEX_APPSERVER_MODE: "reject_add" }, "codex-mcp-client");
-      const s = await callAs(c, "pty_send", { wait: false, session_id: child, text: "refused task" }, meta);
+      const s = await callAs<Receipt>(c, "pty_send", { wait: false, session_id: child, text: "refused task" }, meta);
       assert(s.ok?.parent_delivery, s.text);
       const id = s.ok.parent_delivery.delivery_id;
       const r = await settled(id);
@@ -433,7 +393,7 @@ Deno.test(
     let cutId = "";
     {
       await using c = await connect({ ...t.env, FAKE_CODEX_APPSERVER_MODE: "exit_after_add" }, "codex-mcp-client");
-      const s = await callAs(c, "pty_send", { wait: false, session_id: child, text: "cut off task" }, meta);
+      const s = await callAs<Receipt>(c, "pty_send", { wait: false, session_id: child, text: "cut off task" }, meta);
       assert(s.ok?.parent_delivery, s.text);
       cutId = s.ok.parent_delivery.delivery_id;
       const r = await settled(cutId);
@@ -444,7 +404,7 @@ Deno.test(
       await c.ok("diagnostics", {});
       await new Promise((r) => setTimeout(r, 1500));
       assertEquals(await adds(cutId), 1, "an unknown delivery is never sent again");
-      assertEquals((await record(t, "parent-deliveries", cutId)).state, "unknown");
+      assertEquals((await deliveryRecord(t, "parent-deliveries", cutId)).state, "unknown");
     }
   },
 );

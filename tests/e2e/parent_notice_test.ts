@@ -7,12 +7,12 @@
  * child's answer still arrives once. A merely slow child is never reported.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.ts";
+import { eventually, hasTmux } from "../helpers/env.ts";
+import { callAs, deliveryRecord, fakeClaudeEnv, startAiterm } from "../helpers/delivery.ts";
 import { connect, registeredServerCommand, type TestClient } from "../helpers/mcp.ts";
 import { installClaudeParentHooks, installCursorParentHooks } from "../../harnesses/clients/mod.ts";
 
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const hasFakes = await Deno.stat(`${FIXTURE_BIN}claude`).then(() => true, () => false);
 const opts = { ignore: !hasTmux || !hasFakes, sanitizeOps: false, sanitizeResources: false };
 /** The notice target (issue 30): from the dialog on screen to the notice handed to the parent. */
@@ -34,62 +34,6 @@ interface Notice {
   seen_at_ms: number;
   handed_at_ms: number | null;
   ended_at_ms: number | null;
-}
-
-async function childEnv(): Promise<TestEnv> {
-  const t = await makeTestEnv();
-  t.env.CLAUDE_BIN = `${FIXTURE_BIN}claude`;
-  await Deno.mkdir(`${t.root}/proj`);
-  return t;
-}
-
-async function callAs(
-  c: TestClient,
-  name: string,
-  args: Record<string, unknown>,
-  meta: Record<string, unknown>,
-): Promise<{ ok: Receipt | null; sc: Record<string, unknown>; text: string }> {
-  const r = await c.client.callTool({ name, arguments: args, _meta: meta }, undefined, { timeout: 120_000 });
-  const first = (r.content as { type: string; text?: string }[])[0];
-  const text = first?.type === "text" ? first.text ?? "" : "";
-  const sc = (r.structuredContent ?? {}) as Record<string, unknown>;
-  return { ok: r.isError ? null : sc as unknown as Receipt, sc, text };
-}
-
-/** Starts `aiterm-mcp <argv>` the way a client starts a hook (JSON on stdin); `done` gives exit code and output. */
-function startProcess(t: TestEnv, argv: string[], input: unknown) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...argv],
-    env: t.env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  void w.write(new TextEncoder().encode(input === null ? "" : JSON.stringify(input))).then(() => w.close());
-  const started = Date.now();
-  const done = child.output().then((o) => ({
-    code: o.code,
-    stdout: new TextDecoder().decode(o.stdout),
-    stderr: new TextDecoder().decode(o.stderr),
-    at: Date.now(),
-    ms: Date.now() - started,
-  }));
-  return {
-    done,
-    kill: () => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // gone
-      }
-    },
-  };
-}
-
-async function record(t: TestEnv, dir: string, id: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await Deno.readTextFile(`${t.stateDir}/${dir}/${id}.json`));
 }
 
 /** The agent_approval arguments a notice names, with the first choice picked. */
@@ -124,10 +68,10 @@ Deno.test(
   "claude-code parent: a dialog becomes a notice through the dispatch's PostToolUse; after agent_approval the next dialog and the answer come through the hooks Claude still runs, once each",
   opts,
   async () => {
-    await using t = await childEnv();
+    await using t = await fakeClaudeEnv();
     await installClaudeParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
     await using c = await connect(t.env, "claude-code");
-    const pre = await startProcess(t, ["hook", "claude-pre-tool-use"], {
+    const pre = await startAiterm(t, ["hook", "claude-pre-tool-use"], {
       session_id: "conv-1",
       hook_event_name: "PreToolUse",
       tool_name: "mcp__aiterm__agent_launch",
@@ -137,7 +81,7 @@ Deno.test(
     assertEquals(pre.code, 0, pre.stderr);
     let sid = "";
     const firstDialog = dialogSeen(c, () => sid, "touch PERM_OK");
-    const l = await callAs(c, "agent_launch", {
+    const l = await callAs<Receipt>(c, "agent_launch", {
       harness: "claude-code",
       cwd: `${t.root}/proj`,
       trust_project: true,
@@ -147,7 +91,7 @@ Deno.test(
     sid = l.ok.session_id;
     const id = l.ok.parent_delivery.delivery_id;
     assertStringIncludes(l.ok.next, "a notice comes the same way");
-    const post = startProcess(t, ["hook", "claude-post-tool-use"], {
+    const post = startAiterm(t, ["hook", "claude-post-tool-use"], {
       session_id: "conv-1",
       hook_event_name: "PostToolUse",
       tool_name: "mcp__aiterm__agent_launch",
@@ -174,10 +118,10 @@ Deno.test(
     assertMatch(String(call1.observed_prompt_digest), /^sha256:[0-9a-f]{64}$/);
 
     // The woken parent answers; Claude runs that call's PostToolUse (and, when the turn ends, Stop).
-    const a1 = await callAs(c, "agent_approval", call1, { "claudecode/toolUseId": "toolu_A1" });
+    const a1 = await callAs<Receipt>(c, "agent_approval", call1, { "claudecode/toolUseId": "toolu_A1" });
     assertMatch(String(a1.sc.status), /^submitted(_unconfirmed)?$/, a1.text);
     const carriers = [
-      startProcess(t, ["hook", "claude-post-tool-use"], {
+      startAiterm(t, ["hook", "claude-post-tool-use"], {
         session_id: "conv-1",
         hook_event_name: "PostToolUse",
         tool_name: "mcp__aiterm__agent_approval",
@@ -185,7 +129,7 @@ Deno.test(
         tool_use_id: "toolu_A1",
         tool_response: [{ type: "text", text: a1.text }],
       }),
-      startProcess(t, ["hook", "claude-stop"], { session_id: "conv-1", hook_event_name: "Stop" }),
+      startAiterm(t, ["hook", "claude-stop"], { session_id: "conv-1", hook_event_name: "Stop" }),
     ];
     try {
       // Blocked again in the same turn: a new dialog, a new notice, carried by one of the two.
@@ -197,9 +141,9 @@ Deno.test(
       assertStringIncludes(first.stderr, "turn 0: blocked (approval_required)");
       const call2 = callFrom(first.stderr);
       assert(call2.observed_prompt_digest !== call1.observed_prompt_digest, "a new dialog has a new digest");
-      const a2 = await callAs(c, "agent_approval", call2, { "claudecode/toolUseId": "toolu_A2" });
+      const a2 = await callAs<Receipt>(c, "agent_approval", call2, { "claudecode/toolUseId": "toolu_A2" });
       assertMatch(String(a2.sc.status), /^submitted(_unconfirmed)?$/, a2.text);
-      carriers.push(startProcess(t, ["hook", "claude-post-tool-use"], {
+      carriers.push(startAiterm(t, ["hook", "claude-post-tool-use"], {
         session_id: "conv-1",
         hook_event_name: "PostToolUse",
         tool_name: "mcp__aiterm__agent_approval",
@@ -212,7 +156,7 @@ Deno.test(
       assertEquals(all.split("ANSWER(PERMTWICE notice task)").length, 2, all);
       assertEquals(all.split("touch PERM_TWO").length, 2, "notice 2 was carried once");
       assertEquals(results.filter((r) => r.code === 2).length, 2, JSON.stringify(results.map((r) => r.code)));
-      const rec = await record(t, "claude-parent-deliveries", id);
+      const rec = await deliveryRecord(t, "claude-parent-deliveries", id);
       assertEquals([rec.state, rec.child_outcome], ["submitted", "done"]);
       const notices = rec.notices as Notice[];
       assertEquals(notices.map((n) => [n.n, n.state, n.reason]), [[1, "submitted", "approval_required"], [
@@ -231,11 +175,11 @@ Deno.test(
 );
 
 Deno.test("a slow child is never reported blocked: no notice, the answer comes as before", opts, async () => {
-  await using t = await childEnv();
+  await using t = await fakeClaudeEnv();
   await installClaudeParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
   t.env.FAKE_SLOW_MS = "6000";
   await using c = await connect(t.env, "claude-code");
-  const pre = await startProcess(t, ["hook", "claude-pre-tool-use"], {
+  const pre = await startAiterm(t, ["hook", "claude-pre-tool-use"], {
     session_id: "conv-s",
     hook_event_name: "PreToolUse",
     tool_name: "mcp__aiterm__agent_launch",
@@ -243,14 +187,14 @@ Deno.test("a slow child is never reported blocked: no notice, the answer comes a
     tool_use_id: "toolu_S1",
   }).done;
   assertEquals(pre.code, 0, pre.stderr);
-  const l = await callAs(c, "agent_launch", {
+  const l = await callAs<Receipt>(c, "agent_launch", {
     harness: "claude-code",
     cwd: `${t.root}/proj`,
     trust_project: true,
     prompt: "SLOW task that takes its time",
   }, { "claudecode/toolUseId": "toolu_S1" });
   assert(l.ok?.parent_delivery, l.text);
-  const r = await startProcess(t, ["hook", "claude-post-tool-use"], {
+  const r = await startAiterm(t, ["hook", "claude-post-tool-use"], {
     session_id: "conv-s",
     hook_event_name: "PostToolUse",
     tool_use_id: "toolu_S1",
@@ -258,7 +202,7 @@ Deno.test("a slow child is never reported blocked: no notice, the answer comes a
   assertEquals(r.code, 2, r.stderr);
   assertStringIncludes(r.stderr, "turn 0: done");
   assert(!r.stderr.includes("blocked"), r.stderr);
-  const rec = await record(t, "claude-parent-deliveries", l.ok.parent_delivery.delivery_id);
+  const rec = await deliveryRecord(t, "claude-parent-deliveries", l.ok.parent_delivery.delivery_id);
   assertEquals((rec.notices as Notice[] | undefined) ?? [], []);
 });
 
@@ -266,12 +210,12 @@ Deno.test(
   "cursor parent: the receive process prints the notice and exits 5; started again after agent_approval it prints the answer",
   opts,
   async () => {
-    await using t = await childEnv();
+    await using t = await fakeClaudeEnv();
     await installCursorParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
     await using c = await connect(t.env, "cursor-vscode 1.7.2");
     let sid = "";
     const shown = dialogSeen(c, () => sid, "touch PERM_OK");
-    const l = await callAs(c, "agent_launch", {
+    const l = await callAs<Receipt>(c, "agent_launch", {
       harness: "claude-code",
       cwd: `${t.root}/proj`,
       trust_project: true,
@@ -288,13 +232,13 @@ Deno.test(
     assertEquals(first.code, 5, first.out);
     assert(first.at - (await shown) <= TARGET_MS, `notice took ${first.at - (await shown)} ms`);
     assertStringIncludes(first.out, "blocked (approval_required)");
-    const a = await callAs(c, "agent_approval", callFrom(first.out), {});
+    const a = await callAs<Receipt>(c, "agent_approval", callFrom(first.out), {});
     assertMatch(String(a.sc.status), /^submitted(_unconfirmed)?$/, a.text);
     const second = await run();
     assertEquals(second.code, 0, second.out);
     assertStringIncludes(second.out, "ANSWER(PERM cursor notice task)");
     // Nothing is left for the hook of the next tool call.
-    const hook = await startProcess(t, ["hook", "cursor-parent"], {
+    const hook = await startAiterm(t, ["hook", "cursor-parent"], {
       conversation_id: "cv-1",
       hook_event_name: "postToolUse",
     }).done;
@@ -306,7 +250,7 @@ Deno.test(
   "codex parent: the notice is queued on the thread under its own id, then the answer under the delivery's",
   opts,
   async () => {
-    await using t = await childEnv();
+    await using t = await fakeClaudeEnv();
     Object.assign(t.env, {
       CODEX_BIN: `${FIXTURE_BIN}fake_codex_app_server.mjs`,
       CODEX_HOME: `${t.home}/.codex`,
@@ -317,7 +261,7 @@ Deno.test(
     await using c = await connect(t.env, "codex-mcp-client");
     let sid = "";
     const shown = dialogSeen(c, () => sid, "touch PERM_OK");
-    const l = await callAs(c, "agent_launch", {
+    const l = await callAs<Receipt>(c, "agent_launch", {
       harness: "claude-code",
       cwd: `${t.root}/proj`,
       trust_project: true,
@@ -339,7 +283,7 @@ Deno.test(
     const at = Date.now();
     assert(at - (await shown) <= TARGET_MS, `notice queued ${at - (await shown)} ms after the dialog`);
     assertStringIncludes(notice.text, "blocked (approval_required)");
-    const a = await callAs(c, "agent_approval", callFrom(notice.text), { threadId: thread });
+    const a = await callAs<Receipt>(c, "agent_approval", callFrom(notice.text), { threadId: thread });
     assertMatch(String(a.sc.status), /^submitted(_unconfirmed)?$/, a.text);
     const answer = await eventually(
       async () => (await queued()).find((e) => e.id === id),
@@ -351,7 +295,7 @@ Deno.test(
     // The queue file is written just before the record says so.
     const rec = await eventually(
       async () => {
-        const r = await record(t, "parent-deliveries", id);
+        const r = await deliveryRecord(t, "parent-deliveries", id);
         return r.state === "submitted" && r;
       },
       10_000,
@@ -368,10 +312,10 @@ Deno.test(
   "a server killed during a blocking episode: the next one takes over without repeating the notice; the answer comes once",
   opts,
   async () => {
-    await using t = await childEnv();
+    await using t = await fakeClaudeEnv();
     await installClaudeParentHooks(registeredServerCommand(), { env: t.env, home: t.home, dryRun: false });
     const first = await connect(t.env, "claude-code");
-    const pre = await startProcess(t, ["hook", "claude-pre-tool-use"], {
+    const pre = await startAiterm(t, ["hook", "claude-pre-tool-use"], {
       session_id: "conv-r",
       hook_event_name: "PreToolUse",
       tool_name: "mcp__aiterm__agent_launch",
@@ -379,7 +323,7 @@ Deno.test(
       tool_use_id: "toolu_R1",
     }).done;
     assertEquals(pre.code, 0, pre.stderr);
-    const l = await callAs(first, "agent_launch", {
+    const l = await callAs<Receipt>(first, "agent_launch", {
       harness: "claude-code",
       cwd: `${t.root}/proj`,
       trust_project: true,
@@ -387,7 +331,7 @@ Deno.test(
     }, { "claudecode/toolUseId": "toolu_R1" });
     assert(l.ok?.parent_delivery, l.text);
     const id = l.ok.parent_delivery.delivery_id;
-    const n1 = await startProcess(t, ["hook", "claude-post-tool-use"], {
+    const n1 = await startAiterm(t, ["hook", "claude-post-tool-use"], {
       session_id: "conv-r",
       hook_event_name: "PostToolUse",
       tool_name: "mcp__aiterm__agent_launch",
@@ -401,20 +345,27 @@ Deno.test(
     await using second = await connect(t.env, "claude-code");
     await second.ok("diagnostics", {});
     await eventually(
-      async () => ((await record(t, "claude-parent-deliveries", id)).owner as { pid: number }).pid === second.pid,
+      async () =>
+        ((await deliveryRecord(t, "claude-parent-deliveries", id)).owner as { pid: number }).pid === second.pid,
       20_000,
       "taken over",
     );
     await new Promise((r) => setTimeout(r, 3000));
-    assertEquals(((await record(t, "claude-parent-deliveries", id)).notices as Notice[]).length, 1, "not repeated");
-    const carrier = startProcess(t, ["hook", "claude-stop"], { session_id: "conv-r", hook_event_name: "Stop" });
+    assertEquals(
+      ((await deliveryRecord(t, "claude-parent-deliveries", id)).notices as Notice[]).length,
+      1,
+      "not repeated",
+    );
+    const carrier = startAiterm(t, ["hook", "claude-stop"], { session_id: "conv-r", hook_event_name: "Stop" });
     try {
-      const a = await callAs(second, "agent_approval", callFrom(n1.stderr), { "claudecode/toolUseId": "toolu_RA" });
+      const a = await callAs<Receipt>(second, "agent_approval", callFrom(n1.stderr), {
+        "claudecode/toolUseId": "toolu_RA",
+      });
       assertMatch(String(a.sc.status), /^submitted(_unconfirmed)?$/, a.text);
       const r = await carrier.done;
       assertEquals(r.code, 2, r.stderr);
       assertStringIncludes(r.stderr, "ANSWER(PERM restart notice task)");
-      const rec = await record(t, "claude-parent-deliveries", id);
+      const rec = await deliveryRecord(t, "claude-parent-deliveries", id);
       assertEquals([rec.state, rec.received_by], ["submitted", "claude_stop"]);
       const notices = rec.notices as Notice[];
       assertEquals(notices.map((n) => n.state), ["submitted"]);

@@ -12,10 +12,12 @@ import { connect } from "../helpers/mcp.ts";
 const FIXTURE_BIN = new URL("../fixtures/bin/", import.meta.url).pathname;
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
 
-/** The budget of issue 18 (tokens = characters / 4). */
-const MODEL_FACING_TOKENS = 5000;
+/** The budget of issues 18 and 32 (tokens = characters / 4). */
+const MODEL_FACING_TOKENS = 4500;
 const WHOLE_TOKENS = 12000;
-const DESCRIPTION_CHARS = 800;
+const DESCRIPTION_CHARS = 700;
+/** What a typical read or waited send may carry besides its text, in JSON characters (issue 32 item 4). */
+const RESULT_OVERHEAD_CHARS = 200;
 const ALIASES = ["claude_agent", "codex_agent", "grok_agent", "claude_approval"];
 
 interface Listed {
@@ -162,35 +164,77 @@ Deno.test("slimmer advertised schemas: the server refuses what it refused before
   assertEquals(listed.sessions.map((s) => s.session_id), [sid]);
 });
 
-Deno.test("pty_read: the verdict and cursors come before the text, no null or empty fields", opts, async () => {
-  await using t = await makeTestEnv();
-  await using c = await connect(t.env);
-  const sid = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
-  await c.ok("pty_send", { wait: false, session_id: sid, text: "printf 'one\\ntwo\\n'" });
-  const r = await c.call("pty_read", { session_id: sid, wait: true, timeout: 10 });
-  const read = r.structuredContent as Record<string, unknown>;
-  const keys = Object.keys(read);
-  assertEquals(keys[0], "session_id");
-  assertEquals(keys.at(-1), "text");
-  for (const k of ["is_complete", "via", "has_more", "next_cursor", "truncated"]) {
-    assert(keys.indexOf(k) >= 0 && keys.indexOf(k) < keys.indexOf("meta"), `${k} not before meta: ${keys}`);
-  }
-  assertEquals(read.is_complete, true);
-  assert((read.waited_ms as number) < 5000, `waited ${read.waited_ms} ms`);
-  for (const [k, v] of Object.entries(read)) {
-    assert(v !== null && !(Array.isArray(v) && v.length === 0), `${k} is ${JSON.stringify(v)}`);
-  }
-  for (const k of ["turn_id", "answer_empty", "harness", "hint", "prompt", "next_line", "warnings"]) {
-    assert(!(k in read), `${k} present: ${JSON.stringify(read)}`);
-  }
-  // The text block (for clients that show it) keeps its verdict line.
-  const text = r.content.map((x) => (x.type === "text" ? x.text : "")).join("");
-  assertMatch(text, /\[is_complete=true via \w+ .*next_cursor=\d+/);
-  // Without wait there is no verdict at all (it used to be null).
-  const plain = await c.ok<Record<string, unknown>>("pty_read", { session_id: sid });
-  assert(!("is_complete" in plain) && !("via" in plain), JSON.stringify(plain));
-  assertEquals(typeof plain.next_cursor, "number");
-});
+Deno.test(
+  "pty_read: the verdict and cursors come before the text, no null, empty or default fields",
+  opts,
+  async () => {
+    await using t = await makeTestEnv();
+    await using c = await connect(t.env);
+    const sid = (await c.ok<{ session_id: string }>("pty_open", { cwd: t.root })).session_id;
+    await c.ok("pty_send", { wait: false, session_id: sid, text: "printf 'one\\ntwo\\n'" });
+    const r = await c.call("pty_read", { session_id: sid, wait: true, timeout: 10 });
+    const read = r.structuredContent as Record<string, unknown>;
+    const keys = Object.keys(read);
+    assertEquals(keys[0], "session_id");
+    assertEquals(keys.at(-1), "text");
+    assertEquals(keys.slice(0, 6), ["session_id", "is_complete", "via", "exit_status", "next_cursor", "waited_ms"]);
+    assertEquals(read.is_complete, true);
+    assert((read.waited_ms as number) < 5000, `waited ${read.waited_ms} ms`);
+    for (const [k, v] of Object.entries(read)) {
+      assert(v !== null && !(Array.isArray(v) && v.length === 0), `${k} is ${JSON.stringify(v)}`);
+    }
+    // One field per fact: nothing at its default, nothing another field already says (ADR 0039).
+    for (
+      const k of [
+        "turn_id",
+        "answer_empty",
+        "harness",
+        "hint",
+        "prompt",
+        "next_line",
+        "warnings",
+        "has_more",
+        "truncated",
+        "state",
+        "view",
+        "cursor",
+        "end",
+        "timeout_used",
+        "meta",
+        "reducer",
+      ]
+    ) {
+      assert(!(k in read), `${k} present: ${JSON.stringify(read)}`);
+    }
+    const overhead = JSON.stringify(read).length - JSON.stringify(read.text).length;
+    assert(overhead <= RESULT_OVERHEAD_CHARS, `${overhead} characters besides the text: ${JSON.stringify(read)}`);
+    // A waited send: the verdict, then the receipt without its defaults (Enter pressed, nothing removed, no marker).
+    const sent = await c.ok<Record<string, unknown>>("pty_send", { session_id: sid, text: "echo lean-$((6*7))" });
+    assertEquals([sent.is_complete, sent.exit_status], [true, 0]);
+    for (const k of ["enter", "removed_controls", "marked", "recovered_stale_lock", "state", "has_more", "truncated"]) {
+      assert(!(k in sent), `${k} present: ${JSON.stringify(sent)}`);
+    }
+    const sendOverhead = JSON.stringify(sent).length - JSON.stringify(sent.text).length;
+    assert(
+      sendOverhead <= RESULT_OVERHEAD_CHARS,
+      `${sendOverhead} characters besides the text: ${JSON.stringify(sent)}`,
+    );
+    // Not at their defaults, they are there: an ended session, a page with more to come.
+    const unsubmitted = await c.ok<Record<string, unknown>>("pty_send", { session_id: sid, text: "x", enter: false });
+    assertEquals(unsubmitted.enter, false);
+    await c.ok("pty_key", { session_id: sid, key: "C-u" });
+    await c.ok("pty_send", { session_id: sid, text: "exit" });
+    const ended = await c.ok<Record<string, unknown>>("pty_read", { session_id: sid, cursor: 0, lines: 1 });
+    assertEquals(ended.state, "ended");
+    // The text block (for clients that show it) keeps its verdict line.
+    const text = r.content.map((x) => (x.type === "text" ? x.text : "")).join("");
+    assertMatch(text, /\[is_complete=true via \w+ .*next_cursor=\d+/);
+    // Without wait there is no verdict at all (it used to be null).
+    const plain = await c.ok<Record<string, unknown>>("pty_read", { session_id: sid });
+    assert(!("is_complete" in plain) && !("via" in plain), JSON.stringify(plain));
+    assertEquals(typeof plain.next_cursor, "number");
+  },
+);
 
 Deno.test(
   "claude_approval answers a claude-code dialog like agent_approval and refuses another harness's session",

@@ -28,12 +28,12 @@ export const agentApproval = defineTool({
   name: "agent_approval",
   title: "Inspect or answer an agent's approval dialog",
   description:
-    "Inspect or answer the approval dialog (command, MCP tool, file edit) a coding agent waits on (codex-cli, claude-code), shown by pty_observe as blocked/approval_required. Use it instead of pty_key: it types only into the dialog you saw. inspect: kind, text, choices with ids, and a digest. respond with approval_choice and that digest: under the send lock aiterm looks again and types the key only if the same dialog is still shown and the choice is single-shot (approve_once or deny; choices that remember a decision are never typed); else status blocked with the reason, nothing typed. submitted: the dialog went away.",
+    "Inspect or answer the approval dialog (command, MCP tool, file edit) a codex-cli or claude-code agent waits on (pty_observe: blocked, approval_required). Use it, not pty_key: it types only into the dialog you inspected. inspect: kind, text, choices with ids, digest. respond: under the send lock aiterm looks again and types the choice only if the same dialog is shown and the choice is single-shot (approve_once, deny; choices that remember a decision are never typed); else status blocked with the reason, nothing typed. submitted: the dialog went away and the turn goes on.",
   input: z.object({
     action: z.enum(["inspect", "respond"]).describe("inspect reads the dialog; respond answers it once"),
     session_id: SessionIdSchema,
     approval_choice: z.enum(CHOICE_IDS).nullish().describe(
-      "respond: a choice id from inspect (only approve_once and deny are ever typed)",
+      "respond: the choice id from inspect",
     ),
     observed_prompt_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).nullish().describe(
       "respond: the digest inspect returned for the dialog you decided on",

@@ -19,13 +19,11 @@ export const agentConfigure = defineTool({
   name: "agent_configure",
   title: "Change a running agent's model or effort",
   description:
-    "Change a running, idle agent's model and/or reasoning_effort in place with the harness's own commands (/model, /effort; codex-cli: for this session only), checked first against its live catalog (agent_models). For a new agent pass model to agent_launch instead. Refused with nothing typed during a turn (AGENT_BUSY), a dialog (AGENT_BLOCKED) or with text in the composer; CONFIGURE_UNSUPPORTED where the harness has no command for it (cursor-cli: an effort needs model too). Recorded only once the CLI confirms; persisted_default: the CLI also saved it as the user's default (Claude Code, Grok do).",
+    "Change a running agent's model and/or reasoning_effort in place with the CLI's own commands (/model, /effort; codex-cli: this session only), checked first against the live catalog of agent_models (MODEL_UNKNOWN, EFFORT_UNSUPPORTED; cursor-cli needs model with an effort). For a new agent pass model to agent_launch instead. Only between turns, with nothing typed otherwise: during a turn AGENT_BUSY, on a dialog AGENT_BLOCKED, while starting or with text in its input AGENT_NOT_READY. Recorded only once the CLI confirms (else CONFIGURE_UNCONFIRMED). persisted_default: the CLI also saved it as the user's default (Claude Code, Grok do).",
   input: z.object({
     session_id: SessionIdSchema,
-    model: z.string().min(1).max(200).nullish().describe("New model id from the harness's live catalog"),
-    reasoning_effort: z.string().min(1).max(40).nullish().describe(
-      "New reasoning effort in the harness's terms (cursor-cli: only together with model)",
-    ),
+    model: z.string().min(1).max(200).nullish().describe("New model id, as agent_models lists it"),
+    reasoning_effort: z.string().min(1).max(40).nullish().describe("New effort, as agent_models lists it"),
     generation: GenerationSchema,
     remote: RemoteSchema.optional(),
   }).strict(),
@@ -46,7 +44,8 @@ export const agentConfigure = defineTool({
     ),
     ...REMOTE_RESULT_FIELDS,
   }).strict(),
-  annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  // Destructive: it replaces the session's model or effort, and Claude Code and Grok also overwrite the user's default.
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) =>
     await configureAgent(input, {
       terminal: deps.terminal,

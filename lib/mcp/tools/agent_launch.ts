@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RemoteSchema } from "../../remote/mod.ts";
+import { knob } from "../../../base/config.ts";
 import type { LaunchInput, LaunchReceipt } from "../../agent/mod.ts";
 import { type Guidance, launchWithRequest, receiptGuidance } from "../../agent/delivery/mod.ts";
 import type { DeliveryReceipt } from "../../../state/mod.ts";
@@ -8,14 +9,13 @@ import { type CallContext, defineTool, type ToolDeps } from "../tool.ts";
 import { HarnessSchema, launchFields, LaunchOutputSchema } from "./agent_schemas.ts";
 
 const DESCRIPTION =
-  "Start a coding-agent CLI as your sub-agent in a new persistent session: harness claude-code, codex-cli, grok-cli " +
-  "or cursor-cli; model is a separate axis, from agent_models (Composer: harness=cursor-cli, " +
-  "model=composer-2.5-fast). It shares your HOME, config, MCP servers, skills and trust; for a plain shell use " +
-  "pty_open. With prompt it returns once the turn is dispatched: do not wait or poll. The receipt's `next` " +
-  "says how your client gets the answer: Codex and Claude Code parents by themselves; others start wait_process " +
-  "in the background, then pty_read agent_transcript:true cursor:event_cursor. Later turns and steering: pty_send; " +
-  "a stuck dialog: agent_approval. Without prompt and trust_project it returns at once (startup not_checked); " +
-  "trust_project answers the trust dialogs during start-up.";
+  "Start a coding-agent CLI as your sub-agent in a new persistent session, sharing your HOME, config, MCP servers " +
+  "and sign-ins. For a plain shell use pty_open; pick a model with agent_models. With prompt, trust_project or fast " +
+  "it first waits for the CLI to accept input (by default up to " +
+  `${Number(knob("agentStartupTimeoutMs").default) / 1000} s), answering trust dialogs only with trust_project; a ` +
+  "sign-in screen or any other dialog stops it: startup blocked with the reason, nothing typed, the session left for " +
+  "you to inspect or pty_close. It then sends prompt and returns without waiting for the turn: do not poll; `next` " +
+  "says how the answer reaches you. Later turns: pty_send; a dialog mid-turn: agent_approval.";
 
 type LaunchOut = LaunchReceipt & { parent_delivery: DeliveryReceipt | null } & Guidance;
 

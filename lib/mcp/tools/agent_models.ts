@@ -10,7 +10,7 @@ export const agentModels = defineTool({
   name: "agent_models",
   title: "List a harness's models",
   description:
-    "List a harness's models live from its own CLI (no prompt is sent): ids, reasoning efforts per model, defaults, fast tier. Use it to pick model and reasoning_effort for agent_launch or agent_configure. agent_launch and agent_configure accept exactly these ids (or an alias's resolved_model) and refuse others with MODEL_UNKNOWN. No fallback list: a CLI that cannot list its models is MODEL_CATALOG_UNAVAILABLE.",
+    "List the models a harness offers, read live from its own CLI (no prompt is sent): ids, reasoning efforts per model, defaults, fast tier. Call it before agent_launch or agent_configure: they accept exactly these ids (or an alias's resolved_model) and refuse others with MODEL_UNKNOWN. Read-only. No fallback list: a CLI that cannot list its models is MODEL_CATALOG_UNAVAILABLE; one not installed is HARNESS_NOT_INSTALLED; catalog unavailable: the harness has no list, ids are only shape-checked.",
   input: z.object({
     harness: HarnessSchema,
     include_hidden: z.boolean().default(false).describe("Also the models the CLI hides in its own picker"),

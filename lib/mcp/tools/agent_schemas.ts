@@ -5,7 +5,7 @@ import { HARNESS_IDS } from "../../../harnesses/mod.ts";
 import { PARENT_KINDS, RECEIPT_WARNING_CODES } from "../../../harnesses/clients/mod.ts";
 
 export const HarnessSchema = z.enum(HARNESS_IDS).describe(
-  "The agent CLI (it owns the agent loop, auth, hooks and transcript; the model is a separate choice)",
+  "The agent CLI (it owns the loop, auth and transcript); the model is a separate choice",
 );
 
 export const WaitProcessSchema = z.object({
@@ -51,35 +51,35 @@ const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environ
 /** agent_launch input fields (harness added by agent_launch; fixed by the aliases). */
 export const launchFields = {
   model: z.string().nullish().describe(
-    "Model id from agent_models (default: the CLI's); checked against the live catalog before launch (MODEL_UNKNOWN names the choices), never replaced by another",
+    "Model id from agent_models (default: the CLI's); one not in its live catalog is MODEL_UNKNOWN, never replaced",
   ),
   reasoning_effort: z.string().min(1).nullish().describe(
-    "Reasoning effort in the harness's terms (e.g. low, medium, high)",
+    "Effort in the harness's terms (e.g. low, high); one it does not offer is EFFORT_UNSUPPORTED",
   ),
   fast: z.boolean().nullish().describe(
-    "true: this seat runs in fast mode (the harness's own per-session option, confirmed from its screen; FAST_MODE_NOT_SUPPORTED for a model without one); false: normal speed; false with a fast model id: FAST_MODE_MODEL_CONFLICT",
+    "true: the harness's own fast mode, confirmed on its screen (else FAST_MODE_NOT_SUPPORTED); false with a fast model id: FAST_MODE_MODEL_CONFLICT",
   ),
-  prompt: z.string().nullish().describe("First task, sent once the TUI accepts input; the call does not wait for it"),
+  prompt: z.string().nullish().describe("First task, sent once the CLI accepts input"),
   image: z.array(z.string()).max(16).optional().describe(
-    "Up to 16 absolute png/jpg/jpeg/gif/webp paths for the first prompt",
+    "Up to 16 absolute png/jpg/jpeg/gif/webp paths for prompt",
   ),
   cwd: z.string().nullish().describe("Absolute working directory (default: the server's cwd)"),
   env_vars: z.array(EnvName).max(64).optional().describe(
-    "Names (at most 64) of server environment variables to copy in",
+    "Server environment variables to copy in, by name",
   ),
   write_scope: z.string().min(1).nullish().describe(
-    '"read-only" uses the harness\'s own read-only mode where it has one; other values are declarations',
+    '"read-only": the harness\'s own read-only mode where it has one; other values are only declared',
   ),
   session_name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).nullish().describe("Session id (default: automatic)"),
   trust_project: z.boolean().optional().describe(
-    "Answer the workspace-trust, project-hooks and MCP-consent dialogs for cwd during start-up",
+    "Answer the workspace-trust, hooks and MCP-consent dialogs for cwd at start-up",
   ),
   throughline_source_session: z.string().min(1).nullish().describe(
     "Throughline session to read context from (needs Throughline)",
   ),
   throughline_supplement_file: z.string().min(1).nullish().describe("Throughline supplement JSON path, passed as is"),
   launch_operation_id: z.string().nullish().describe(
-    "sha256:<hex>: correlates an exact replay of a prompt-less Claude Code launch",
+    "sha256:<hex> (claude-code, session_name, no prompt): the same launch again returns the first receipt",
   ),
 };
 

@@ -30,7 +30,7 @@ export const diagnostics = defineTool({
   name: "diagnostics",
   title: "Readiness report",
   description:
-    "Report whether aiterm is ready, read-only: version, tmux found and new enough, state directory usable, session count, output-log writers, which coding-agent CLIs resolve, parent delivery per client (setup_required: run aiterm-mcp setup). Call it when tools fail with TMUX_* or STATE_ROOT_* codes. Never returns paths, environment values or terminal content.",
+    "Check whether aiterm can work here; read-only: version, tmux found and new enough, state directory usable, session count, output-log writers, which agent CLIs resolve, and per parent client whether a sub-agent's answer reaches you by itself (setup_required: run aiterm-mcp setup). Call it first when a tool fails with a TMUX_* or STATE_ROOT_* code. Returns no paths, environment values or terminal content.",
   input: z.object({}).strict(),
   output: z.object({
     version: z.string().describe("aiterm version"),

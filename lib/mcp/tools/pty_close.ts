@@ -6,7 +6,7 @@ export const ptyClose = defineTool({
   name: "pty_close",
   title: "Close a terminal",
   description:
-    "Close a session: end its processes (an agent's CLI too) and delete its log and files; an ended session's log stays readable by pty_read until then. Idempotent: a second call says already_closed.",
+    "Close a session for good: end its processes (an agent's CLI too) and delete its log and files. Until then an ended session's log stays readable with pty_read. Idempotent: closing again, with or without generation, says already_closed; a generation whose id now names a newer session is SESSION_STALE and closes nothing.",
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,

@@ -6,10 +6,10 @@ import { STALE_LOCK_NOTE } from "./pty_send.ts";
 
 /** The key syntax is stated once, here (the `key` field points to it). */
 const DESCRIPTION =
-  "Press one key in a session: to interrupt, answer a prompt or move in a full-screen program. Text goes through " +
-  "pty_send; an agent's approval dialog through agent_approval (it checks the dialog first). " +
-  `${KEY_SYNTAX.charAt(0).toUpperCase()}${KEY_SYNTAX.slice(1)}; aliases such as ctrl-c, ^C, alt-x, esc work. ` +
-  "An unknown name (KEY_UNKNOWN) or a combination no terminal can send (KEY_UNSUPPORTED) is refused, never typed as text.";
+  "Press one key in a session (interrupt, answer a prompt, move in a full-screen program); it returns at once, " +
+  "pty_read shows the effect. Text: pty_send; an agent's approval dialog: agent_approval. " +
+  `${KEY_SYNTAX.charAt(0).toUpperCase()}${KEY_SYNTAX.slice(1)}; aliases ctrl-c, ^C, alt-x, esc work. Unknown names ` +
+  "(KEY_UNKNOWN) and combinations no terminal can send (KEY_UNSUPPORTED) are refused, never typed.";
 
 export const ptyKey = defineTool({
   name: "pty_key",
@@ -18,7 +18,7 @@ export const ptyKey = defineTool({
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
-    key: z.string().min(1).max(32).describe("One key name or alias (see the description)"),
+    key: z.string().min(1).max(32).describe("One key name or alias, as the description gives them"),
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({

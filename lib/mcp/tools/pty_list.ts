@@ -20,11 +20,11 @@ export const ptyList = defineTool({
   name: "pty_list",
   title: "List terminals",
   description:
-    "List the sessions on aiterm's private tmux server, and ended ones whose log is still readable: state, origin (human = made by a person on the socket), foreground command, attached, size, generation; agent sessions also harness and model. Read-only; use it to find a session again after a restart. env_keys: per session, whether aiterm set each named variable (values are never returned).",
+    "List the sessions on aiterm's private tmux server, and ended ones whose log is still readable: state, origin (human = made by a person on the socket), foreground command, attached, size, generation; agent sessions also harness and model. Read-only; use it to find sessions again after a restart, pty_observe for one session's detail.",
   input: z.object({
     env_keys: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")).max(32)
       .optional().describe(
-        "Variable names (at most 32) to check per session: set by aiterm or not (never their values)",
+        "Variable names to check per session: whether aiterm set each (values are never returned)",
       ),
     remote: RemoteSchema.optional(),
   }).strict(),

@@ -14,11 +14,11 @@ export const ptyObserve = defineTool({
   name: "pty_observe",
   title: "Observe a terminal's state and activity",
   description:
-    "Observe a session's state without reading its output: pane alive, foreground process identity (pid, start, argv digest; never text), state with a reason (terminals: idle_shell, running, input_prompt, nested, full_screen, blocked, ended; agent sessions: ready, busy, starting, blocked on a dialog such as approval_required, exited, with harness and pane processes apart and pending parent deliveries), and an activity cursor: pass it back to learn whether the screen changed and the CPU used since. Read-only and cheap: use it to check on an agent or a long command; pty_read gives the output.",
+    "Check a session's state without reading its output; read-only and fast. Returns whether its pane lives, the foreground process (pid, start, argv digest; never its text) and a state with its reason: terminals idle_shell, running, input_prompt, nested, full_screen, blocked, ended; agent sessions ready, busy, starting, blocked (approval_required: answer with agent_approval), exited, with pending answer deliveries. Pass activity.cursor back next time to learn whether the screen changed and the CPU used since. Output: pty_read.",
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
-    cursor: z.string().max(65536).nullish().describe("activity.cursor of this session's previous pty_observe"),
+    cursor: z.string().max(65536).nullish().describe("activity.cursor from this session's last pty_observe"),
     remote: RemoteSchema.optional(),
   }).strict(),
   output: z.object({

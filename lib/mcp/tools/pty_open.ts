@@ -8,17 +8,19 @@ export const ptyOpen = defineTool({
   name: "pty_open",
   title: "Open a persistent terminal",
   description:
-    "Open a persistent terminal session: a shell in tmux on aiterm's private socket that survives restarts of this server and of the client. Returns session_id, generation and attach_command (a human can watch and take over). Then pty_send / pty_read / pty_key it, pty_close when done. For a coding-agent CLI (Claude Code, Codex, …) use agent_launch instead. `remote` (full form here; the same object on every session tool) runs the call on another host's aiterm-mcp through ssh: no port is opened there, nothing of it is stored, passphrases stay in memory.",
+    "Open a persistent shell session in tmux on aiterm's private socket; it outlives this server and your client. Returns session_id, generation (pass it back to guard against a reopened id) and attach_command (a human can watch or take over). Then run commands with pty_send, read with pty_read, and pty_close when done. For a coding-agent CLI use agent_launch instead. remote (spelt out here, the same object on every session tool) runs the call on another host's aiterm-mcp; nothing of it is stored.",
   input: z.object({
     name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must match ^[A-Za-z0-9_-]{1,64}$").nullish()
       .describe(
-        "Session id to use: letters, digits, _ or -, at most 64 (default: t1, t2, …); a taken name is SESSION_EXISTS",
+        "Session id: letters, digits, _ or - (default: t1, t2, …); a taken one is SESSION_EXISTS",
       ),
-    shell: z.string().min(1).nullish().describe("Shell program name or absolute path (default: bash, else sh)"),
-    cwd: z.string().min(1).nullish().describe("Absolute working directory (default: the server's cwd)"),
+    shell: z.string().min(1).nullish().describe(
+      "Program name or absolute path (default: bash, else sh); not a program: SHELL_NOT_FOUND",
+    ),
+    cwd: z.string().min(1).nullish().describe("Absolute directory (default: the server's cwd); else CWD_NOT_FOUND"),
     env_vars: z.array(EnvName).max(64).optional()
       .describe(
-        "Names (at most 64) of server environment variables to copy into the session; values are never returned; a name the server lacks is skipped (env_vars_skipped)",
+        "Server environment variables to copy in, by name (values are never returned); one the server lacks is skipped and listed in env_vars_skipped",
       ),
     remote: RemoteSchema.optional(),
   }).strict(),

@@ -39,7 +39,8 @@ async function read(
       turn_id: null,
       answer_empty: null,
       harness: null,
-      next_call: nextCall(r, plan),
+      // A wait for text goes on waiting for that text.
+      next_call: nextCall(r, plan, input.until ? { until: input.until, until_regex: input.until_regex } : {}),
       timeout_capped: waited ? plan.capped : null,
     };
   }
@@ -83,38 +84,44 @@ async function read(
   };
 }
 
+const DESCRIPTION =
+  "Read what a session printed since your last read, reduced for a model: control codes stripped, repeats folded, " +
+  "long output cut to head and tail, test/build/install output summarised, errors kept (full, line_range or raw show " +
+  "all). wait:true first blocks until the last command finishes (is_complete, via, exit_status), as long as your " +
+  "client lets a call run (by default 110 s in Claude Code, 285 s in Codex, 55 s elsewhere); still running: make the " +
+  "returned next_call. has_more: read on from next_cursor. pty_observe gives state without output. " +
+  "agent_transcript:true reads an agent turn's final answer; before the turn ends it is AGENT_RESULT_PENDING: wait as " +
+  "the receipt's `next` says, then read.";
+
 export const ptyRead = defineTool({
   name: "pty_read",
   title: "Read a terminal",
-  description:
-    'Read what a session printed since your last read, reduced for a model (control codes stripped, repeats folded, long output cut to head+tail, test/build/git/install output summarised, errors kept). wait:true first waits for the last command to finish and says how it knows (is_complete, via, exit_status), as long as your client lets a call run; still running: make its next_call. until waits for text instead. screen:true: the rendered screen (vim, less, top); full:true or line_range "A:B": exact log lines; raw:true: unreduced. cursor reads from a byte offset without moving yours. has_more: read on from next_cursor (pages fit your client). pty_observe: state without output; agent_transcript:true: an agent turn\'s answer.',
+  description: DESCRIPTION,
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
-    wait: z.boolean().default(false).describe("Wait for the last command to finish before reading"),
+    wait: z.boolean().default(false).describe("Block until the last command finishes, then read"),
     until: z.string().min(1).max(MAX_UNTIL_CHARS).nullish().describe(
-      "Wait until this text appears in new output (implies wait)",
+      "Block until this text appears in new output instead",
     ),
     until_regex: z.boolean().default(false).describe(
-      "until is a JavaScript regex (flag m), linear time: no backreferences or lookaround",
+      "until is a JavaScript regex (flag m; no backreferences or lookaround)",
     ),
-    timeout: z.number().min(0).nullish().describe("Seconds to wait at most (default and cap: what your client allows)"),
-    screen: z.boolean().default(false).describe("The rendered visible screen instead of the log"),
-    full: z.boolean().default(false).describe(
-      "The retained log unfolded, from its start (or cursor), page by page",
-    ),
+    timeout: z.number().min(0).nullish().describe("Seconds to block at most (default: all your client allows)"),
+    screen: z.boolean().default(false).describe("The rendered screen (vim, less, top) instead of the log"),
+    full: z.boolean().default(false).describe("The whole retained log unfolded, from its start or cursor, in pages"),
     lines: z.number().int().positive().nullish().describe(
-      "Only the last N lines (screen: the last N rows with text, reaching into the scrollback)",
+      "Only the last N lines (screen: rows with text, reaching into the scrollback)",
     ),
     line_range: z.string().nullish().describe(
-      'Exact log lines "A:B", 1-based, inclusive ("A:" to the end), counted from cursor when given',
+      'Exact log lines "A:B", 1-based, inclusive, "A:" to the end; counted from cursor if given',
     ),
-    raw: z.boolean().default(false).describe("The text unreduced (control sequences kept)"),
+    raw: z.boolean().default(false).describe("Unreduced, control sequences kept"),
     cursor: z.number().int().min(0).nullish().describe(
-      "Byte offset to read from (yours stays); agent_transcript: the turn's event_cursor",
+      "Byte offset to read from without moving your own; agent_transcript: the turn's event_cursor",
     ),
     agent_transcript: z.boolean().default(false).describe(
-      "Agent sessions: the final answer of turn cursor (default: the last finished) from the transcript",
+      "Agent sessions: the answer of turn cursor (default: the last finished one)",
     ),
     remote: RemoteSchema.optional(),
   }).strict(),
@@ -132,21 +139,25 @@ export const ptyRead = defineTool({
     hint: z.string().nullish().describe("What to do when not complete"),
     running_ms: z.number().int().nullish().describe("Not complete: how long since the last send"),
     next_call: NextCallSchema.nullish(),
-    has_more: z.boolean().describe(
+    has_more: z.boolean().nullish().describe(
       "More follows: the result stopped at the 1 MiB limit or the end of a page; read again with cursor=next_cursor (line_range: with next_line)",
     ),
     next_cursor: z.number().int().nullish().describe("Byte offset to continue from"),
     next_line: z.number().int().nullish().describe(
       'line_range: the first line not returned when has_more; continue with line_range "<next_line>:<B>"',
     ),
-    truncated: z.boolean().describe(
+    truncated: z.boolean().nullish().describe(
       "Part of what was asked for is not in the log: rotated out, deleted, or lost while its writer was stopped",
     ),
     warnings: z.array(z.string()).optional().describe(
       "CODE: sentence lines about the log: LOG_WRITER_RESTARTED (its writer had stopped and was restarted; output in the gap was lost), LOG_WRITER_DOWN (new output is not being recorded), LOG_SEGMENT_MISSING (part of the log was deleted)",
     ),
-    state: z.enum(["running", "ended"]).describe("ended = its shell exited; the log stays readable until pty_close"),
-    view: z.enum(["log", "screen", "full", "line_range", "agent_transcript"]).describe("What was read"),
+    state: z.enum(["running", "ended"]).nullish().describe(
+      "ended = its shell exited; the log stays readable until pty_close (absent: running)",
+    ),
+    view: z.enum(["log", "screen", "full", "line_range", "agent_transcript"]).nullish().describe(
+      "What was read (absent: log)",
+    ),
     cursor: z.number().int().nullish().describe("Byte offset the text starts at"),
     end: z.number().int().nullish().describe("Byte offset of the end of the log"),
     waited_ms: z.number().int().nullish().describe("How long the wait took"),
@@ -162,7 +173,7 @@ export const ptyRead = defineTool({
     text: z.string().describe("The (reduced) output"),
   }).strict(),
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
-  handler: async (input, deps, ctx) => withoutEmpty(await read(input, deps, ctx)),
+  handler: async (input, deps, ctx) => leanRead(await read(input, deps, ctx)),
   // A long body is in structuredContent only (what Claude Code and Codex show); the text block then summarises.
   text: (out) =>
     out.text.length > TEXT_COPY_BYTES
@@ -178,17 +189,53 @@ type Compact<T> =
   & { [K in keyof T as null extends T[K] ? K : never]?: Exclude<T[K], null> }
   & { warnings?: string[] };
 
-/** The read without its null fields and without an empty warnings list (the model reads every byte). */
-export function withoutEmpty(r: AgentRead): Compact<AgentRead> {
-  const kept = Object.entries(r).filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0));
-  return Object.fromEntries(kept) as Compact<AgentRead>;
+/** A read's meta line that says nothing beyond `reducer` and the text: the generic reducer hid no line. */
+const PLAIN_META = /; reducer generic; 0 lines hidden\]$/;
+
+/**
+ * The read as the model gets it (ADR 0039): one field per fact, and what is null, empty or at its default left out —
+ * `has_more`/`truncated` unless true, `state` unless "ended", `view` unless not "log", `reducer` unless a
+ * command-specific one, `meta` unless it says more than that, `cursor` unless the text starts after a gap (or names the
+ * agent turn read), `end` unless more follows, `timeout_used` unless the asked timeout was lowered.
+ */
+export function leanRead(r: AgentRead): Compact<AgentRead> {
+  const log = r.view === "log" || r.view === "full" || r.view === "line_range";
+  const drop = (k: string, v: unknown): boolean => {
+    if (v === null || (Array.isArray(v) && v.length === 0)) return true;
+    switch (k) {
+      case "has_more":
+      case "truncated":
+        return v === false;
+      case "state":
+        return v === "running";
+      case "view":
+        return v === "log";
+      case "reducer":
+        return v === "generic";
+      case "meta":
+        return log && typeof v === "string" && PLAIN_META.test(v);
+      case "cursor":
+        return log && !r.truncated;
+      case "end":
+        return log && !r.has_more;
+      case "timeout_used":
+        return !r.timeout_capped;
+      default:
+        return false;
+    }
+  };
+  return Object.fromEntries(Object.entries(r).filter(([k, v]) => !drop(k, v))) as Compact<AgentRead>;
 }
 
-/** The read result formatRead() expects: absent fields back as null. */
+/** The read result formatRead() expects: absent fields back as null or their default. */
 function asReadResult(out: Record<string, unknown>): ReadResult {
   const field = <T>(k: string): T | null => (out[k] ?? null) as T | null;
   return {
     ...(out as unknown as ReadResult),
+    state: (out.state as ReadResult["state"] | undefined) ?? "running",
+    view: (out.view as ReadResult["view"] | undefined) ?? "log",
+    has_more: out.has_more === true,
+    truncated: out.truncated === true,
     meta: field("meta"),
     reducer: field("reducer"),
     cursor: field("cursor"),

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { REMOTE_RESULT_FIELDS, RemoteSchema } from "../../remote/mod.ts";
 import { readAgentRecord } from "../../agent/mod.ts";
-import { AppError } from "../../../base/errors.ts";
-import { formatRead, type SendResult } from "../../terminal/mod.ts";
+import { AppError, toAppError } from "../../../base/errors.ts";
+import { formatRead, INPUT_LIMIT_BYTES, type SendResult } from "../../terminal/mod.ts";
+import { knob } from "../../../base/config.ts";
 import { type CallContext, defineTool, GenerationSchema, SessionIdSchema, type ToolDeps } from "../tool.ts";
 import { NextSchema, ParentDeliverySchema, WaitProcessSchema, WarningSchema } from "./agent_schemas.ts";
 import { receiptGuidance, sendToAgent } from "../../agent/delivery/mod.ts";
@@ -26,6 +27,26 @@ export const STALE_LOCK_NOTE =
   "look at the screen (pty_read screen:true) before relying on what runs there";
 
 /**
+ * A waited send's receipt without the fields at their defaults (ADR 0039): Enter pressed, no control character
+ * removed, no marker, no dead sender's lock taken over. A field that says otherwise stays; wait:false keeps them all.
+ */
+type LeanReceipt =
+  & Omit<SendResult, "enter" | "removed_controls" | "marked" | "recovered_stale_lock">
+  & Partial<Pick<SendResult, "enter" | "removed_controls" | "marked" | "recovered_stale_lock">>;
+
+function leanReceipt(receipt: SendResult): LeanReceipt {
+  const defaults: Partial<Record<keyof SendResult, unknown>> = {
+    enter: true,
+    removed_controls: 0,
+    marked: false,
+    recovered_stale_lock: false,
+  };
+  return Object.fromEntries(
+    Object.entries(receipt).filter(([k, v]) => !(k in defaults) || defaults[k as keyof SendResult] !== v),
+  ) as LeanReceipt;
+}
+
+/**
  * A terminal send, then (by default, when Enter is pressed) the wait and read pty_read wait:true would make, in the
  * same call: the verdict first, the receipt, the output last. Without a wait: the receipt alone.
  */
@@ -40,6 +61,7 @@ async function terminalSend<R extends SendResult | null>(
   const receipt = await typed();
   // Nothing typed (a send only for pty_open's shells found another kind of session): the caller looks again.
   if (!receipt || !plan) return receipt;
+  // The text is typed: a wait that fails now must not read as "nothing typed". The receipt says what happened.
   const r = await deps.terminal.read(
     {
       session_id: input.session_id,
@@ -53,7 +75,13 @@ async function terminalSend<R extends SendResult | null>(
       signal: ctx.signal,
       settle: ctx.settle,
     },
-  );
+  ).catch((err) => {
+    if (ctx.signal.aborted) throw err;
+    return toAppError(err);
+  });
+  if (r instanceof AppError) {
+    return { ...receipt, hint: `typed; the wait after it failed: ${r.toText()}; read with pty_read` };
+  }
   const verdict = Object.fromEntries(
     Object.entries({
       is_complete: r.is_complete,
@@ -72,7 +100,7 @@ async function terminalSend<R extends SendResult | null>(
       timeout_capped: plan.capped,
     }).filter(([, v]) => v !== null),
   );
-  return { ...receipt, ...verdict, text: r.text };
+  return { ...leanReceipt(receipt), ...verdict, text: r.text };
 }
 
 async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
@@ -146,25 +174,30 @@ async function send(input: SendArgs, deps: ToolDeps, ctx: CallContext) {
   };
 }
 
+const DESCRIPTION = "Type text into a session and press Enter. On a terminal session it then waits for what it typed " +
+  `(default ${knob("sendWaitS").default} s, at most what your client allows) and returns the verdict and output, as ` +
+  "pty_read wait:true does; a REPL, prompt or full-screen program returns once it waits for input. Still running " +
+  "when the wait ends: make the returned next_call, or stop it with pty_key. At the session's own shell multi-line " +
+  `text runs as one script (heredocs, cd, variables work). Over ${INPUT_LIMIT_BYTES / 1024} KiB is INPUT_TOO_LARGE; ` +
+  "a refused send types nothing. To an agent session the text is a new turn, or joins the running one, and the call " +
+  "returns at once: its `next` says how the answer reaches you.";
+
 export const ptySend = defineTool({
   name: "pty_send",
   title: "Type text into a terminal",
-  description:
-    "Type text into a session and press Enter (enter:false: unsubmitted). On a terminal it then waits for the command and returns verdict and output in this one result, as pty_read wait:true does (up to 30 s; a REPL, prompt or full-screen program answers in under a second); still running: make its next_call. wait:false returns at once. Keys such as C-c: pty_key. Control characters are removed unless raw:true. At the session's own shell multi-line text runs as one script (heredocs, cd, variables work); other programs get it as given. At most 64 KiB; a refused send types nothing. On an agent session the text is a turn (a running turn takes it as a steer) and the call does not wait: the receipt's `next` says how the answer comes.",
+  description: DESCRIPTION,
   input: z.object({
     session_id: SessionIdSchema,
     generation: GenerationSchema,
-    text: z.string().describe("Text to type (UTF-8, at most 65536 bytes)"),
-    enter: z.boolean().default(true).describe("Press Enter after the text (default true)"),
-    raw: z.boolean().default(false).describe("Send the bytes exactly: no sanitising, no multi-line wrapping, no LF→CR"),
-    image: z.array(z.string()).max(16).optional().describe(
-      "Agent sessions: up to 16 absolute image paths for the turn",
-    ),
+    text: z.string().describe("What to type; control characters are removed unless raw"),
+    enter: z.boolean().default(true).describe("false: type without submitting (and without waiting)"),
+    raw: z.boolean().default(false).describe("Exact bytes: controls kept, no script wrapping, no LF→CR"),
+    image: z.array(z.string()).max(16).optional().describe("Agent sessions: up to 16 absolute image paths"),
     mark: z.union([z.boolean(), z.enum(["posix", "pwsh"])]).default(false).describe(
-      'Append an end marker (nonce + exit status) so the wait completes exactly. Only where a shell reads the line (bash, zsh, sh, pwsh; ssh, docker, su at a $ # PS> prompt: "posix" or "pwsh" names its dialect); else MARK_UNAVAILABLE, nothing typed',
+      'End marker (nonce + exit status) for an exact verdict; needs a shell reading the line ("posix"/"pwsh" names one behind ssh, docker, su), else MARK_UNAVAILABLE',
     ),
-    wait: z.boolean().optional().describe("Terminal: wait and return the output (default: when Enter is pressed)"),
-    timeout: z.number().min(0).nullish().describe("Seconds to wait (default 30, at most what your client allows)"),
+    wait: z.boolean().optional().describe("Terminal sessions: false returns the receipt at once"),
+    timeout: z.number().min(0).nullish().describe("Seconds to wait for the command"),
     remote: RemoteSchema.optional(),
   }).strict(),
   // The verdict and cursors first, the output last: a client that cuts a large result keeps what to do next.
@@ -188,12 +221,12 @@ export const ptySend = defineTool({
       "script = multi-line text wrapped for the shell; typed = as is; raw = exact bytes; agent_dispatch = a new agent turn; agent_steer = joined the running turn",
     ),
     bytes: z.number().int().describe("UTF-8 bytes of the text after sanitising"),
-    enter: z.boolean().describe("Whether Enter was pressed"),
-    removed_controls: z.number().int().describe("Control characters removed by sanitising"),
+    enter: z.boolean().optional().describe("Whether Enter was pressed (absent: it was)"),
+    removed_controls: z.number().int().optional().describe("Control characters removed by sanitising (absent: none)"),
     log_cursor: z.number().int().nullable().describe(
       "Output log cursor just before this send: pty_read from here to see its effect (null for agent turns)",
     ),
-    marked: z.boolean().describe("An end marker was appended"),
+    marked: z.boolean().optional().describe("An end marker was appended (absent: none)"),
     // The agent fields are present only on agent sends: a plain terminal's receipt carries none of them.
     event_cursor: z.number().int().nullable().optional().describe("Agent dispatch: the new turn's cursor"),
     joined_event_cursor: z.number().int().nullable().optional().describe(
@@ -211,8 +244,8 @@ export const ptySend = defineTool({
     ),
     next: NextSchema.optional(),
     warning: WarningSchema,
-    recovered_stale_lock: z.boolean().default(false).describe(
-      "The send lock of an aiterm process that died mid-send was taken over: that earlier send may have been partly typed",
+    recovered_stale_lock: z.boolean().optional().describe(
+      "The send lock of an aiterm process that died mid-send was taken over: that earlier send may have been partly typed (absent: no)",
     ),
     ...REMOTE_RESULT_FIELDS,
     text: z.string().optional().describe("Waited: the output (reduced, as pty_read)"),
@@ -232,7 +265,7 @@ export const ptySend = defineTool({
       } of ${out.session_id}; its completion and answer boundary is unchanged`;
     }
     const receipt = `sent ${out.bytes} bytes to ${out.session_id}${
-      out.enter ? " (+Enter)" : ""
+      out.enter !== false ? " (+Enter)" : ""
     } [${out.mode}] cursor=${out.log_cursor}${out.recovered_stale_lock ? `\n${STALE_LOCK_NOTE}` : ""}`;
     if (out.via === undefined) return receipt;
     const read = formatRead({

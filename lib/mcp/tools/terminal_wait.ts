@@ -81,7 +81,11 @@ export const NextCallSchema = z.object({
 export function nextCall(
   r: Pick<ReadResult, "session_id" | "via" | "is_complete" | "state">,
   plan: WaitPlan,
+  until: { until?: string | undefined; until_regex?: boolean | undefined } = {},
 ): z.infer<typeof NextCallSchema> | null {
   if (r.is_complete !== false || r.via !== "timeout" || r.state === "ended") return null;
-  return { tool: "pty_read", arguments: { session_id: r.session_id, wait: true, timeout: plan.nextTimeoutS } };
+  const wait = until.until
+    ? { until: until.until, ...(until.until_regex ? { until_regex: true } : {}) }
+    : { wait: true };
+  return { tool: "pty_read", arguments: { session_id: r.session_id, ...wait, timeout: plan.nextTimeoutS } };
 }
