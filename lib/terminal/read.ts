@@ -543,7 +543,7 @@ async function readLineRange(o: {
   budget?: number | undefined;
 }): Promise<LogPage> {
   const { lo, hi } = o.range;
-  const at = await findLine(o.dir, o.segmentBytes, o.base, lo, o.buffers);
+  const at = await findLine(o.dir, o.segmentBytes, { base: o.base, line: lo, buffers: o.buffers });
   const count = hi === null ? null : hi - lo + 1;
   const p = await readLinePage({
     dir: o.dir,

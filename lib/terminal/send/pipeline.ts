@@ -435,7 +435,10 @@ export class SendPipeline {
         const m = await (meta ??= this.#deps.meta(id));
         if (!m) return true;
         const limit = 1 << 16;
-        const slice = await readLog(this.#deps.layout.sessionLogDir(id), m.segment_bytes, cursor, limit);
+        const slice = await readLog(this.#deps.layout.sessionLogDir(id), m.segment_bytes, {
+          from: cursor,
+          maxBytes: limit,
+        });
         // More output than that after the line: the shell ran it.
         return slice.bytes.length >= limit || new TextDecoder().decode(slice.bytes).includes("\x1b]133;A");
       },
