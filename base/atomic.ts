@@ -5,7 +5,7 @@
  * temp file and leaves the target as it was.
  *
  * Errors are the runtime's own (`Deno.errors.*`): each caller says what failed in its own words
- * (lib/state turns them into STATE_WRITE_FAILED). Every layer may use it; it needs nothing but Deno.
+ * (state/ turns them into STATE_WRITE_FAILED). Every layer may use it; it needs nothing but Deno.
  */
 import { dirname } from "node:path";
 

@@ -30,7 +30,8 @@ import {
   startAiterm,
   summarize,
 } from "./_common.ts";
-import { ControlClient, controlLine } from "../platform/tmux_control.ts";
+import { ControlClient } from "../platform/tmux/tmux_control.ts";
+import { controlLine } from "../platform/tmux/control_line.ts";
 
 const USAGE = "deno run -A bench/roundtrip.ts [--n 100] [--warmup 10] [--transports control,cli]";
 /** --transports is not a number: take it out before the integer flags are parsed. */

@@ -1,6 +1,6 @@
 /** Builds the concrete dependencies once, from the environment. main.ts is the only caller. */
 import { buildTerminal } from "./terminal/mod.ts";
-import { DeliveryStore } from "./state/mod.ts";
+import { DeliveryStore } from "../state/mod.ts";
 import type { ToolDeps } from "./mcp/mod.ts";
 import { VERSION } from "../base/version.ts";
 import { runtimeCodeFor, RuntimeErrorRecorder, WriteQueue } from "./errors_store/mod.ts";

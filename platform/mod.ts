@@ -8,15 +8,15 @@ export type {
   PasteOptions,
   PipeState,
 } from "./multiplexer.ts";
+export { parseSessionList } from "./pane_lists.ts";
 export {
   createTmux,
   newSessionArgs,
-  parseSessionList,
   parseTmuxVersion,
   TMUX_FEATURES,
   TMUX_MIN_VERSION,
   tmuxInstallHint,
-} from "./tmux.ts";
+} from "./tmux/mod.ts";
 export {
   foregroundBrief,
   foregroundOf,
@@ -36,7 +36,7 @@ export { blockedInTerminalRead, classifyInputWait, waitedReadFds } from "./input
 export type { InputWaitFacts, InputWaitVerdict } from "./input_wait.ts";
 export { dialectById, dialectForShell, posixQuote, pwshQuote } from "./shell_dialect.ts";
 export type { ShellDialect } from "./shell_dialect.ts";
-export { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
+export { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux/mod.ts";
 export { identityHash, scratchOwnerGone, scratchTag, sweepScratch } from "./scratch.ts";
 export {
   gapMarkerName,
@@ -81,7 +81,7 @@ export { type OutputMode, type ProcessResult, type RunOptions, runProcess, runPr
 import type { Config } from "../base/config.ts";
 import type { Multiplexer } from "./multiplexer.ts";
 import { createPsmux } from "./psmux.ts";
-import { createTmux } from "./tmux.ts";
+import { createTmux } from "./tmux/mod.ts";
 
 /** Options for {@link selectMultiplexer}. */
 export interface SelectMultiplexerOptions {

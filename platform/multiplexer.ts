@@ -1,6 +1,6 @@
 /**
  * The one interface between aiterm and a terminal multiplexer. tmux implements it on POSIX
- * (platform/tmux.ts); psmux will implement it on Windows. Nothing above platform/ builds a
+ * (platform/tmux/tmux.ts); psmux will implement it on Windows. Nothing above platform/ builds a
  * multiplexer argv or knows which one is in use, except through `kind`.
  */
 

@@ -3,7 +3,7 @@ import { assert, assertEquals, assertRejects } from "../tests/helpers/assert.ts"
 import { hasTmux, makeTestEnv, type TestEnv } from "../tests/helpers/env.ts";
 import { AppError } from "../base/errors.ts";
 import { envFileText, LAUNCH_CWD_FAILED, parseLaunchReport } from "./pane_launch.ts";
-import { createTmux } from "./tmux.ts";
+import { createTmux } from "./tmux/tmux.ts";
 import type { NewSessionSpec } from "./multiplexer.ts";
 
 Deno.test("envFileText(): the opener's environment less tmux's, the shell's and unexportable names; aiterm's on top", () => {

@@ -1,6 +1,6 @@
 /**
  * The psmux backend of {@link Multiplexer} for native Windows. psmux speaks tmux's command language, so
- * the argv mirror platform/tmux.ts; the differences are here: a named server (`-L`) instead of a socket
+ * the argv mirror platform/tmux/tmux.ts; the differences are here: a named server (`-L`) instead of a socket
  * path, `-f NUL` for an empty config, a PowerShell 7 output sink instead of `split`, and one psmux round
  * trip per input chunk so chunks are drained in order. Every psmux argv is built by a pure function in
  * this file and run through `#run`.
@@ -20,7 +20,7 @@ import type {
 } from "./multiplexer.ts";
 import { parseSegmentName, SEGMENT_PREFIX, SEGMENT_SUFFIX_LEN } from "./output_sink.ts";
 import { outputSinkScript, pwshScriptCommandLine, resolvePwsh } from "./pwsh.ts";
-import { parsePipeStates, parseSessionList, PIPE_FORMAT, pipedOf } from "./tmux.ts";
+import { parsePipeStates, parseSessionList, PIPE_FORMAT, pipedOf } from "./pane_lists.ts";
 import { findExecutable } from "./which.ts";
 import { scratchTag } from "./scratch.ts";
 import { runProcess } from "./run.ts";
@@ -147,7 +147,7 @@ export function psmuxPasteInvocations(
   return calls;
 }
 
-/** The `list-panes -F` format, the same fields and order platform/tmux.ts parses. */
+/** The `list-panes -F` format, the same fields and order platform/tmux/tmux.ts parses. */
 export const PSMUX_LIST_FORMAT = [
   "#{session_name}",
   "#{pane_pid}",

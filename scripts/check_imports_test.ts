@@ -65,13 +65,60 @@ Deno.test("folder-cycle: two folders importing each other fail, even without a f
   assertEquals(strict({ "lib/a/x.ts": 'import "../b/y.ts";', "lib/b/y.ts": "export {};" }), []);
 });
 
+Deno.test("folder-cycle: a folder's mod.ts is its own node, so it may re-export a subfolder that builds on the parent", () => {
+  // platform/mod.ts re-exports platform/tmux/, whose files use platform/run.ts: no circle.
+  assertEquals(
+    strict({
+      "platform/mod.ts": 'export * from "./tmux/mod.ts";\nexport * from "./run.ts";',
+      "platform/run.ts": "export {};",
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": 'import "../run.ts";',
+    }),
+    [],
+  );
+  // A parent's own file that imports the subfolder which uses the parent: a circle.
+  assertEquals(
+    strict({
+      "platform/psmux.ts": 'import "./tmux/mod.ts";',
+      "platform/run.ts": "export {};",
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": 'import "../run.ts";',
+    }),
+    ["folder-cycle platform"],
+  );
+  // A subfolder that imports its parent's door, which re-exports the subfolder: a circle.
+  assertEquals(
+    strict({
+      "platform/mod.ts": 'export * from "./tmux/mod.ts";',
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": "export {};",
+      "platform/tmux/args.ts": 'import "../mod.ts";',
+    }).sort(),
+    ["folder-cycle platform/mod.ts"],
+  );
+});
+
+Deno.test("mod-boundary: platform/tmux/ is entered through its mod.ts, from platform/ itself too", () => {
+  assertEquals(
+    strict({
+      "platform/tmux/mod.ts": 'export * from "./tmux.ts";',
+      "platform/tmux/tmux.ts": 'import "./tmux_control.ts";',
+      "platform/tmux/tmux_control.ts": "export {};",
+      "platform/psmux.ts": 'import "./tmux/tmux.ts";',
+      "platform/mod.ts": 'export * from "./tmux/mod.ts";',
+      "lib/terminal/x.ts": 'import "../../platform/tmux/tmux_control.ts";',
+    }).sort(),
+    ["mod-boundary lib/terminal/x.ts", "mod-boundary platform/psmux.ts"],
+  );
+});
+
 Deno.test("mod-boundary: another folder's inner file fails; its mod.ts, own and parent files pass", () => {
   assertEquals(
     strict({
-      "lib/state/mod.ts": 'export * from "./atomic.ts";',
-      "lib/state/atomic.ts": "export {};",
-      "lib/state/inner/deep.ts": 'import "../atomic.ts";',
-      "lib/agent/a.ts": 'import "../state/atomic.ts";\nimport "../state/mod.ts";',
+      "state/mod.ts": 'export * from "./atomic.ts";',
+      "state/atomic.ts": "export {};",
+      "state/inner/deep.ts": 'import "../atomic.ts";',
+      "lib/agent/a.ts": 'import "../../state/atomic.ts";\nimport "../../state/mod.ts";',
       "lib/agent/b.ts": 'import "../terminal/x.ts";',
       "lib/terminal/x.ts": "export {};",
     }),
@@ -79,27 +126,54 @@ Deno.test("mod-boundary: another folder's inner file fails; its mod.ts, own and 
   );
 });
 
-Deno.test("layer directions: lib ↛ setup, platform ↛ lib, base ↛ anything, bench ↛ tests; harnesses ↛ lib but lib/state", () => {
+Deno.test("layer directions: lib ↛ setup, platform ↛ lib or state, base ↛ anything, bench ↛ tests; harnesses ↛ lib (state/ is below them)", () => {
   assertEquals(
     strict({
-      "lib/a.ts": 'import "../setup/run.ts";',
+      "lib/a.ts": 'import "../setup/run.ts";\nimport "../state/atomic.ts";',
       "setup/run.ts": "export {};",
-      "platform/p.ts": 'import "../lib/b.ts";',
+      "platform/p.ts": 'import "../lib/b.ts";\nimport "../state/atomic.ts";',
       "lib/b.ts": "export {};",
-      "base/c.ts": 'import "../platform/q.ts";',
+      "base/c.ts": 'import "../platform/q.ts";\nimport "../state/atomic.ts";',
       "platform/q.ts": "export {};",
       "bench/d.ts": 'import "../tests/helpers/mcp.ts";',
       "tests/helpers/mcp.ts": "export {};",
-      "harnesses/claude/e.ts": 'import "../../lib/state/atomic.ts";\nimport "../../lib/b.ts";',
-      "lib/state/atomic.ts": "export {};",
+      "harnesses/claude/e.ts": 'import "../../state/atomic.ts";\nimport "../../lib/b.ts";',
+      "state/atomic.ts": "export {};",
     }).sort(),
     [
       "base-platform base/c.ts",
+      "base-state base/c.ts",
       "bench-tests bench/d.ts",
       "harnesses-lib harnesses/claude/e.ts",
       "lib-setup lib/a.ts",
       "platform-lib platform/p.ts",
+      "platform-state platform/p.ts",
     ],
+  );
+});
+
+Deno.test("state/ imports platform/ and base/ only: lib, harnesses and setup are above it", () => {
+  assertEquals(
+    strict({
+      "state/up.ts": 'import "../lib/b.ts";\nimport "../harnesses/grok/g.ts";\nimport "../setup/run.ts";',
+      "state/down.ts": 'import "../platform/q.ts";\nimport "../base/x.ts";',
+      "lib/b.ts": "export {};",
+      "harnesses/grok/g.ts": "export {};",
+      "setup/run.ts": "export {};",
+      "platform/q.ts": "export {};",
+      "base/x.ts": "export {};",
+    }).sort(),
+    ["state-harnesses state/up.ts", "state-lib state/up.ts", "state-setup state/up.ts"],
+  );
+});
+
+Deno.test("harnesses-lib has no exception: the old lib/state/ path is an upward import like any other", () => {
+  assertEquals(
+    strict({
+      "harnesses/common/client/r.ts": 'import "../../../lib/state/mod.ts";',
+      "lib/state/mod.ts": "export {};",
+    }),
+    ["harnesses-lib harnesses/common/client/r.ts"],
   );
 });
 

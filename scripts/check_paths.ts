@@ -37,6 +37,7 @@ export const TOP_FOLDERS = [
   "platform",
   "scripts",
   "setup",
+  "state",
   "tests",
 ] as const;
 

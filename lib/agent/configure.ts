@@ -67,10 +67,10 @@ function field(value: string | null | undefined, name: string): string | null {
 async function validate(
   adapter: HarnessAdapter,
   rec: AgentRecord,
-  model: string | null,
-  effort: string | null,
+  choice: { model: string | null; effort: string | null },
   deps: AgentDeps,
 ): Promise<CatalogModel | null> {
+  const { model, effort } = choice;
   const rules = adapter.configure;
   if (!rules || (model !== null && !rules.model)) {
     throw new AppError("CONFIGURE_UNSUPPORTED", `${adapter.id} has no command to change the model in place`, {
@@ -208,7 +208,7 @@ export async function configureAgent(input: ConfigureInput, deps: AgentDeps): Pr
   const id = input.session_id;
   await deps.terminal.checkGeneration(id, input.generation);
   const first = await AgentSession.open(deps, id);
-  const entry = await validate(first.adapter, first.rec, model, effort, deps);
+  const entry = await validate(first.adapter, first.rec, { model, effort }, deps);
   return await deps.terminal.withLock(id, async () => {
     const session = await AgentSession.open(deps, id);
     const { rec, adapter } = session;

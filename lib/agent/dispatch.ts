@@ -137,7 +137,7 @@ async function acceptingInput(
   const pane = await s.terminal.pane(s.id);
   const alive = !!pane && !pane.paneDead;
   // Pre-dispatch recovery (Grok): a refused sandbox, or the usage-limit card dismissed once.
-  const recovered = await recoverPaneInput(s.input, s.rec, s.deps.env, alive, s.deps.transcripts);
+  const recovered = await recoverPaneInput(s.input, s.rec, { env: s.deps.env, alive, readers: s.deps.transcripts });
   if (!alive) {
     if (!pane) await s.terminal.throwIfServerGone(s.id, "send to agent");
     throw ended(s);

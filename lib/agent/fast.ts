@@ -31,18 +31,22 @@ function unconfirmed(adapter: HarnessAdapter, why: string): FastResult {
   };
 }
 
+/** The launch {@link confirmFast} judges. */
+export interface FastLaunch {
+  adapter: HarnessAdapter;
+  /** The launch's own choices. */
+  input: { fast?: boolean | null | undefined; model?: string | null | undefined };
+  spec: LaunchSpec;
+  /** What the start-up gate saw. */
+  startup: StartupResult;
+}
+
 /**
- * The receipt's `fast` and `fast_error` for a launch (see module doc). Reads the screen only for a
- * launch option after a ready start-up gate.
+ * The receipt's `fast` and `fast_error` for a launch in session `id` (see module doc). Reads the screen only for
+ * a launch option after a ready start-up gate.
  */
-export async function confirmFast(
-  terminal: Terminal,
-  id: string,
-  adapter: HarnessAdapter,
-  input: { fast?: boolean | null | undefined; model?: string | null | undefined },
-  spec: LaunchSpec,
-  startup: StartupResult,
-): Promise<FastResult> {
+export async function confirmFast(terminal: Terminal, id: string, launch: FastLaunch): Promise<FastResult> {
+  const { adapter, input, spec, startup } = launch;
   if (input.fast !== true) {
     return { fast: input.fast == null && input.model != null && FAST_ID.test(input.model), error: null };
   }

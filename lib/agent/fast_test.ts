@@ -27,35 +27,82 @@ const spec = (fastBy: LaunchSpec["fastBy"]): LaunchSpec => ({
 const READY = { status: "ready" as const, reason: "input_accepted" };
 
 Deno.test("confirmFast(): fast:true by a launch option is true only when the ready screen shows it", async () => {
-  assertEquals(await confirmFast(term(FAST_SCREEN), "s", claude, { fast: true }, spec("launch_option"), READY), {
-    fast: true,
-    error: null,
+  assertEquals(
+    await confirmFast(term(FAST_SCREEN), "s", {
+      adapter: claude,
+      input: { fast: true },
+      spec: spec("launch_option"),
+      startup: READY,
+    }),
+    {
+      fast: true,
+      error: null,
+    },
+  );
+  const slow = await confirmFast(term(SLOW_SCREEN), "s", {
+    adapter: claude,
+    input: { fast: true },
+    spec: spec("launch_option"),
+    startup: READY,
   });
-  const slow = await confirmFast(term(SLOW_SCREEN), "s", claude, { fast: true }, spec("launch_option"), READY);
   assertEquals([slow.fast, slow.error?.code], [false, "FAST_MODE_UNCONFIRMED"]);
   assertStringIncludes(slow.error!.message, "normal speed");
-  const blocked = await confirmFast(term(FAST_SCREEN), "s", claude, { fast: true }, spec("launch_option"), {
-    status: "blocked",
-    reason: "trust_required",
+  const blocked = await confirmFast(term(FAST_SCREEN), "s", {
+    adapter: claude,
+    input: { fast: true },
+    spec: spec("launch_option"),
+    startup: {
+      status: "blocked",
+      reason: "trust_required",
+    },
   });
   assertEquals(blocked.fast, false);
   assertStringIncludes(blocked.error!.message, "trust_required");
 });
 
 Deno.test("confirmFast(): a fast model variant is fast; no means to switch is unconfirmed; fast omitted or false", async () => {
-  assertEquals(await confirmFast(term(""), "s", cursor, { fast: true }, spec("model_variant"), READY), {
-    fast: true,
-    error: null,
+  assertEquals(
+    await confirmFast(term(""), "s", {
+      adapter: cursor,
+      input: { fast: true },
+      spec: spec("model_variant"),
+      startup: READY,
+    }),
+    {
+      fast: true,
+      error: null,
+    },
+  );
+  const none = await confirmFast(term(""), "s", {
+    adapter: grok as HarnessAdapter,
+    input: { fast: true },
+    spec: spec(null),
+    startup: READY,
   });
-  const none = await confirmFast(term(""), "s", grok as HarnessAdapter, { fast: true }, spec(null), READY);
   assertEquals([none.fast, none.error?.code], [false, "FAST_MODE_UNCONFIRMED"]);
   // Omitted: a fast model id given directly is the seat's speed; false is normal speed, no error.
-  assertEquals(await confirmFast(term(""), "s", cursor, { model: "composer-2.5-fast" }, spec(null), READY), {
-    fast: true,
-    error: null,
-  });
-  assertEquals(await confirmFast(term(FAST_SCREEN), "s", claude, { fast: false }, spec(null), READY), {
-    fast: false,
-    error: null,
-  });
+  assertEquals(
+    await confirmFast(term(""), "s", {
+      adapter: cursor,
+      input: { model: "composer-2.5-fast" },
+      spec: spec(null),
+      startup: READY,
+    }),
+    {
+      fast: true,
+      error: null,
+    },
+  );
+  assertEquals(
+    await confirmFast(term(FAST_SCREEN), "s", {
+      adapter: claude,
+      input: { fast: false },
+      spec: spec(null),
+      startup: READY,
+    }),
+    {
+      fast: false,
+      error: null,
+    },
+  );
 });

@@ -287,7 +287,7 @@ export async function launchAgent(
       trustProject: input.trust_project ?? false,
     });
   }
-  const fast = await confirmFast(deps.terminal, id, adapter, input, spec, startup);
+  const fast = await confirmFast(deps.terminal, id, { adapter, input, spec, startup });
   let initial: LaunchReceipt["initial_prompt"] = { status: "not_requested", reason: "no_prompt", turn_started: null };
   let dispatch: DispatchReceipt | null = null;
   if (input.prompt) {

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { AppError } from "../../base/errors.ts";
-import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 
 /** The request fields compared (LaunchInput has them; declared here so this module imports no launch code). */
 export interface ReplayRequest {

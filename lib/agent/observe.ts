@@ -8,7 +8,7 @@ import type { ObserveResult, Terminal } from "../terminal/mod.ts";
 import { type AgentObservation, observeAgent } from "./agent_state.ts";
 import { readAgentRecord } from "./record.ts";
 import { paneAndHarness, type ProcessIdentity } from "./harness_process.ts";
-import { type DeliveryStore, pendingDeliveries, type PendingDelivery } from "../state/mod.ts";
+import { type DeliveryStore, pendingDeliveries, type PendingDelivery } from "../../state/mod.ts";
 
 export { observeAgent, stuckReason } from "./agent_state.ts";
 export type { AgentObservation } from "./agent_state.ts";

@@ -17,20 +17,25 @@ import type { PaneInput } from "./typing.ts";
 /** How long input may take to be ready after the card is dismissed. */
 const READY_MS = 5000;
 
+/** The facts {@link recoverPaneInput} checks with. */
+export interface RecoveryFacts {
+  env: Record<string, string | undefined>;
+  /** False when the harness process has ended: only then is the sandbox refusal looked for, only while alive the card. */
+  alive: boolean;
+  /**
+   * The process's transcript readers (the card's check reads the latest turn; without them the transcript is parsed
+   * from its start).
+   */
+  readers?: TranscriptReaders | undefined;
+}
+
 /**
  * Runs the pre-dispatch checks on the session of `input` and returns the recoveries done
- * (`pane_input_recovery`). `alive` is false when the harness process has ended: only then is the
- * sandbox refusal looked for, and only while it is alive the card. `readers`: the process's transcript readers (the
- * card's check reads the latest turn; without them the transcript is parsed from its start).
+ * (`pane_input_recovery`).
  * @throws {AppError} GROK_SANDBOX_STARTUP_FAILED, GROK_RATE_LIMIT_RECOVERY_BLOCKED, GROK_RATE_LIMIT_RECOVERY_FAILED
  */
-export async function recoverPaneInput(
-  input: PaneInput,
-  rec: AgentRecord,
-  env: Record<string, string | undefined>,
-  alive: boolean,
-  readers?: TranscriptReaders,
-): Promise<string[]> {
+export async function recoverPaneInput(input: PaneInput, rec: AgentRecord, facts: RecoveryFacts): Promise<string[]> {
+  const { env, alive, readers } = facts;
   const { adapter, id } = input;
   const sandbox = adapter.sandboxRefusal;
   const card = adapter.rateLimitCard;

@@ -40,7 +40,7 @@ function stub(before: string[], after: string[] = before): { deps: AgentDeps; ke
 
 /** recoverPaneInput() on session "s" of the stub, through the session's typing chokepoint. */
 function recover(deps: AgentDeps, rec: AgentRecord, adapter: HarnessAdapter, alive: boolean): Promise<string[]> {
-  return recoverPaneInput(new PaneInput(deps.terminal, "s", adapter), rec, deps.env, alive);
+  return recoverPaneInput(new PaneInput(deps.terminal, "s", adapter), rec, { env: deps.env, alive });
 }
 
 /** An agent record whose pinned transcript is the real sample `name` (read only). */

@@ -1,7 +1,7 @@
 /** What aiterm owns about an agent launch: correlation state only (`sessions/<id>/agent.json`). */
 import { CHILD_VARS, childVar } from "../../base/config.ts";
 import { basename, dirname, join } from "node:path";
-import { readJsonFile, writeJsonAtomic } from "../state/mod.ts";
+import { readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
 import type { HarnessId } from "../../harnesses/mod.ts";
 import { AppError } from "../../base/errors.ts";
 

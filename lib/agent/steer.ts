@@ -24,13 +24,17 @@ const WHY: Record<Exclude<Verdict, "joined">, string> = {
   unconfirmed: "the steer key was pressed but the transcript does not show the text joining the turn",
 };
 
+/**
+ * AGENT_STEER_NOT_TAKEN for `where`. `cursors.joined`: the turn the text was to join; `cursors.started`: the turn
+ * the text started of its own (null: none).
+ */
 function notTaken(
   id: string,
   rec: AgentRecord,
   where: Exclude<Verdict, "joined">,
-  joined: number | null,
-  startedCursor: number | null,
+  cursors: { joined: number | null; started: number | null },
 ): AppError {
+  const { joined, started: startedCursor } = cursors;
   return new AppError("AGENT_STEER_NOT_TAKEN", `Cannot steer session "${id}" (${rec.harness}): ${WHY[where]}`, {
     suggestion: startedCursor !== null
       ? `do not resend; wait for cursor ${startedCursor} (aiterm-wait) and read it with pty_read agent_transcript:true`
@@ -57,7 +61,7 @@ export async function steerRunningTurn(session: AgentSession, rec: AgentRecord, 
   const target = joined ?? (running >= 0 ? running : null);
   const steers = target !== null ? before.turns[target]?.steers : undefined;
   const typed = await session.input.steer(text);
-  if (typed.place !== "joined") throw notTaken(id, rec, typed.place, joined, null);
+  if (typed.place !== "joined") throw notTaken(id, rec, typed.place, { joined, started: null });
   const pinned = before.path ? { ...rec, transcript_path: before.path } : rec;
   if (!typed.pressed || target === null || steers === undefined) {
     // Queueing harnesses without a steer record (Cursor): a turn that ended meanwhile and took the queued
@@ -65,7 +69,7 @@ export async function steerRunningTurn(session: AgentSession, rec: AgentRecord, 
     if (!adapter.steerSteps || !before.path) return joined;
     const now = await session.turns(pinned);
     if (now.turns.length > before.turns.length) {
-      throw notTaken(id, rec, "own_turn", joined, before.turns.length);
+      throw notTaken(id, rec, "own_turn", { joined, started: before.turns.length });
     }
     return joined;
   }
@@ -75,7 +79,7 @@ export async function steerRunningTurn(session: AgentSession, rec: AgentRecord, 
     if ((now.turns[target]?.steers ?? 0) > steers) return "steered";
     return now.turns.length > before.turns.length ? "own_turn" : null;
   }, { timeoutMs: CONFIRM_MS, intervalMs: 150 });
-  if (seen.status !== "done") throw notTaken(id, rec, "unconfirmed", joined, null);
-  if (seen.value === "own_turn") throw notTaken(id, rec, "own_turn", joined, before.turns.length);
+  if (seen.status !== "done") throw notTaken(id, rec, "unconfirmed", { joined, started: null });
+  if (seen.value === "own_turn") throw notTaken(id, rec, "own_turn", { joined, started: before.turns.length });
   return joined;
 }

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { acquireLock, inspectLock, lockPath, removeDeadOwner } from "../state/mod.ts";
+import { acquireLock, inspectLock, lockPath, removeDeadOwner } from "../../state/mod.ts";
 import { RuntimeErrorStore, WriteQueue } from "./store.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {

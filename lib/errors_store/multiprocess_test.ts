@@ -1,6 +1,6 @@
 /** Several aiterm processes at once, and writers SIGKILLed at random points. */
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { acquireLock, inspectLock } from "../state/mod.ts";
+import { acquireLock, inspectLock } from "../../state/mod.ts";
 import { RuntimeErrorStore } from "./store.ts";
 
 const WRITER = new URL("./testdata/writer.ts", import.meta.url).pathname;

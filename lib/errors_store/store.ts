@@ -10,7 +10,7 @@
  * here talks to the network; an external reporter is a separate, opt-in adapter (./reporter.ts).
  */
 import { join } from "node:path";
-import { acquireLock, ensurePrivateDir, removeOldCandidates, writeJsonAtomic } from "../state/mod.ts";
+import { acquireLock, ensurePrivateDir, removeOldCandidates, writeJsonAtomic } from "../../state/mod.ts";
 import { defaultStateRoot } from "../../platform/mod.ts";
 import {
   codeForFingerprint,

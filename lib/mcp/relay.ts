@@ -19,7 +19,7 @@ import {
 } from "../remote/mod.ts";
 import type { PreparedRemote, RemoteTarget } from "../remote/mod.ts";
 import type { ChildAccess, ParentDeliveryManager, TurnEnd } from "../agent/delivery/mod.ts";
-import type { ChildBoundary } from "../state/mod.ts";
+import type { ChildBoundary } from "../../state/mod.ts";
 import { type GuidedReceipt, receiptGuidance, receiveProcess } from "../agent/delivery/mod.ts";
 import { Client, StdioClientTransport } from "./sdk.ts";
 import type { CallContext, Relay, ToolDeps } from "./tool.ts";

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { CHILD_VARS } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { replaceFile } from "../../base/atomic.ts";
-import { ensurePrivateDir } from "../state/mod.ts";
+import { ensurePrivateDir } from "../../state/mod.ts";
 import type { RemoteTarget } from "./schema.ts";
 import { sshOptionsProblem } from "./ssh_options.ts";
 

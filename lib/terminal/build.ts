@@ -5,7 +5,7 @@
  */
 import type { Config } from "../../base/config.ts";
 import { defaultStateRoot, selectMultiplexer } from "../../platform/mod.ts";
-import { StateLayout } from "../state/mod.ts";
+import { StateLayout } from "../../state/mod.ts";
 import { Terminal } from "./terminal.ts";
 
 /** Options for {@link buildTerminal}. */

@@ -122,7 +122,11 @@ class Scanner {
     let grew = false;
     let text = "";
     for (;;) {
-      const slice = await readLog(dir, segmentBytes, this.offset, SCAN_CHUNK, this.#buffer ?? undefined);
+      const slice = await readLog(dir, segmentBytes, {
+        from: this.offset,
+        maxBytes: SCAN_CHUNK,
+        buffer: this.#buffer ?? undefined,
+      });
       if (!this.#buffer && slice.bytes.length >= STREAMING_BYTES) this.#buffer = new Uint8Array(SCAN_CHUNK);
       if (slice.to <= this.offset && !slice.truncated) break;
       grew = grew || slice.bytes.length > 0;

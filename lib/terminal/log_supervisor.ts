@@ -16,7 +16,7 @@
  */
 import { join } from "node:path";
 import { log } from "../../base/log.ts";
-import type { StateLayout } from "../state/mod.ts";
+import type { StateLayout } from "../../state/mod.ts";
 import { gapMarkerName, outputSinkCommand } from "../../platform/mod.ts";
 import type { Multiplexer } from "../../platform/mod.ts";
 import { type LogGap, pruneLog, scanLog } from "./files/output_log.ts";

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { StateLayout } from "../state/mod.ts";
+import { StateLayout } from "../../state/mod.ts";
 import { type Multiplexer, type PipeState, segmentName } from "../../platform/mod.ts";
 import { LogSupervisor, readWarnings } from "./log_supervisor.ts";
 import { scanLog } from "./files/output_log.ts";

@@ -3,7 +3,7 @@
  * parts and hands it to them; nothing outside lib/terminal sees it (mod.ts does not export it), so the layers above
  * reach a session only through Terminal's methods.
  */
-import type { HotFiles, StateLayout } from "../state/mod.ts";
+import type { HotFiles, StateLayout } from "../../state/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import type { LastSend } from "./files/last_send.ts";
 import type { SessionMeta } from "./files/session_meta.ts";
@@ -24,7 +24,7 @@ export interface TerminalParts {
   readonly readBuffers: ReadBuffers;
   /** One consuming read per session at a time (./read_gate.ts). */
   readonly readGate: ReadGate;
-  /** The read cursors' and last sends' files, replaced without making or freeing an inode (lib/state/atomic.ts). */
+  /** The read cursors' and last sends' files, replaced without making or freeing an inode (state/atomic.ts). */
   readonly hotFiles: HotFiles;
   /** The meta of a session aiterm opened; null for unknown or human sessions (INVALID_ARGUMENT for a bad id). */
   meta(id: string): Promise<SessionMeta | null>;

@@ -53,7 +53,7 @@ export async function lastMarkSince(
   const ext = await logExtent(dir, segmentBytes);
   const from = Math.max(cursor, ext.end - TAIL_BYTES);
   if (from >= ext.end) return null;
-  const slice = await readLog(dir, segmentBytes, from, ext.end - from);
+  const slice = await readLog(dir, segmentBytes, { from, maxBytes: ext.end - from });
   return lastIntegrationMark(new TextDecoder().decode(slice.bytes));
 }
 

@@ -3,7 +3,7 @@
  * exact line ranges, optionally after waiting for the last command to complete.
  */
 import { AppError } from "../../base/errors.ts";
-import { readJsonFile } from "../state/mod.ts";
+import { readJsonFile } from "../../state/mod.ts";
 import { dialectById } from "../../platform/mod.ts";
 import { type Completion, waitForCompletion } from "./completion.ts";
 import { compileUntil } from "./linear_regex.ts";
@@ -437,7 +437,7 @@ async function readHeld(terminal: TerminalParts, input: ReadInput, options: Read
   }
   const { slice, nextCursor } = page;
   if (h.hold) {
-    // A hot, rebuildable file (lib/state/atomic.ts): atomic, without an fsync on every read. It moves only once the
+    // A hot, rebuildable file (state/atomic.ts): atomic, without an fsync on every read. It moves only once the
     // result reached the client: a cancelled call consumes nothing.
     const value = { cursor: input.full ? Math.max(nextCursor, saved) : nextCursor };
     await h.hold(() => terminal.hotFiles.putJson(cursorFile, value));
@@ -543,7 +543,7 @@ async function readLineRange(o: {
   budget?: number | undefined;
 }): Promise<LogPage> {
   const { lo, hi } = o.range;
-  const at = await findLine(o.dir, o.segmentBytes, o.base, lo, o.buffers);
+  const at = await findLine(o.dir, o.segmentBytes, { base: o.base, line: lo, buffers: o.buffers });
   const count = hi === null ? null : hi - lo + 1;
   const p = await readLinePage({
     dir: o.dir,

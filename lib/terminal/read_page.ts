@@ -56,7 +56,7 @@ async function withSlice<T>(
   const buffer = read.buffers?.take(read.maxBytes);
   let fresh: Uint8Array | undefined;
   try {
-    const slice = await readLog(read.dir, read.segmentBytes, read.from, read.maxBytes, buffer);
+    const slice = await readLog(read.dir, read.segmentBytes, { from: read.from, maxBytes: read.maxBytes, buffer });
     if (!buffer) fresh = new Uint8Array(slice.bytes.buffer, 0, slice.bytes.buffer.byteLength);
     return use(slice);
   } finally {
@@ -157,38 +157,43 @@ export interface LineOffset {
   truncated: boolean;
 }
 
+/** Which line {@link findLine} looks for. */
+export interface LineWanted {
+  /** Absolute offset where line 1 starts. */
+  base: number;
+  /** The line's number, from 1. */
+  line: number;
+  /** Where the scan borrows its buffer (absent: a fresh one). */
+  buffers?: ReadBuffers | undefined;
+}
+
 /** Finds a line by scanning newlines in bounded chunks (memory stays one chunk). */
-export async function findLine(
-  dir: string,
-  segmentBytes: number,
-  base: number,
-  line: number,
-  buffers?: ReadBuffers,
-): Promise<LineOffset> {
+export async function findLine(dir: string, segmentBytes: number, wanted: LineWanted): Promise<LineOffset> {
+  const { base, line, buffers } = wanted;
   // Line 1 starts at the base itself (a read from there clamps it into the log and says truncated).
   if (line <= 1) return { offset: base, found: true, lines: 0, truncated: false };
   // A scan reads many chunks: one buffer for all of them.
   const buffer = buffers?.take(SCAN_CHUNK) ?? new Uint8Array(SCAN_CHUNK);
   try {
-    return await countLines(dir, segmentBytes, base, line - 1, buffer);
+    return await countLines(dir, segmentBytes, { base, newlines: line - 1, buffer });
   } finally {
     buffers?.giveBack(buffer);
   }
 }
 
+/** Scans from `base` past `newlines` newlines, reading into `buffer`. */
 async function countLines(
   dir: string,
   segmentBytes: number,
-  base: number,
-  newlines: number,
-  buffer: Uint8Array,
+  scan: { base: number; newlines: number; buffer: Uint8Array },
 ): Promise<LineOffset> {
-  let need = newlines;
-  let at = base;
+  const { buffer } = scan;
+  let need = scan.newlines;
+  let at = scan.base;
   let truncated = false;
   let seen = 0;
   for (;;) {
-    const slice = await readLog(dir, segmentBytes, at, SCAN_CHUNK, buffer);
+    const slice = await readLog(dir, segmentBytes, { from: at, maxBytes: SCAN_CHUNK, buffer });
     truncated ||= slice.truncated;
     let i = 0;
     while (need > 0) {

@@ -85,14 +85,24 @@ Deno.test("byte pages with wholeLines end after a newline, except the log's last
 Deno.test("findLine counts newlines across segments; lines past the end are reported", async () => {
   const text = Array.from({ length: 30 }, (_, i) => `line-${i + 1}`).join("\n") + "\npartial";
   await withLog(text, async (dir, bytes) => {
-    assertEquals(await findLine(dir, SEG, 0, 1), { offset: 0, found: true, lines: 0, truncated: false });
-    const l17 = await findLine(dir, SEG, 0, 17);
+    assertEquals(await findLine(dir, SEG, { base: 0, line: 1 }), {
+      offset: 0,
+      found: true,
+      lines: 0,
+      truncated: false,
+    });
+    const l17 = await findLine(dir, SEG, { base: 0, line: 17 });
     assertEquals(new TextDecoder().decode(bytes.subarray(l17.offset, l17.offset + 8)), "line-17\n");
-    assertEquals((await findLine(dir, SEG, 0, 31)).found, true);
-    assertEquals(await findLine(dir, SEG, 0, 40), { offset: bytes.length, found: false, lines: 31, truncated: false });
+    assertEquals((await findLine(dir, SEG, { base: 0, line: 31 })).found, true);
+    assertEquals(await findLine(dir, SEG, { base: 0, line: 40 }), {
+      offset: bytes.length,
+      found: false,
+      lines: 31,
+      truncated: false,
+    });
     // Counting from a cursor: line 2 after the start of line 17 is line 18.
-    const from17 = await findLine(dir, SEG, l17.offset, 2);
-    assertEquals(from17.offset, (await findLine(dir, SEG, 0, 18)).offset);
+    const from17 = await findLine(dir, SEG, { base: l17.offset, line: 2 });
+    assertEquals(from17.offset, (await findLine(dir, SEG, { base: 0, line: 18 })).offset);
   });
 });
 

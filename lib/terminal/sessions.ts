@@ -8,7 +8,7 @@ import { dirname, isAbsolute } from "node:path";
 import { CHILD_VARS, type Config } from "../../base/config.ts";
 import { AppError } from "../../base/errors.ts";
 import { log } from "../../base/log.ts";
-import { type StateLayout, writeFileAtomic } from "../state/mod.ts";
+import { type StateLayout, writeFileAtomic } from "../../state/mod.ts";
 import {
   dialectForShell,
   findExecutable,
@@ -193,7 +193,7 @@ export class Sessions {
     using waker = watchLog(dir, 100, ac.signal);
     try {
       for (;;) {
-        const slice = await readLog(dir, meta.segment_bytes, 0, 1 << 20);
+        const slice = await readLog(dir, meta.segment_bytes, { from: 0, maxBytes: 1 << 20 });
         if (new TextDecoder().decode(slice.bytes).includes("\x1b]133;A\x07")) return true;
         if (!(await this.#mux.paneInfo(meta.id))) return false;
         if ((await waker.next()) === "aborted") return false;

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
 import { AppError } from "../../base/errors.ts";
-import { createExclusiveJson, HotFiles, jsonText, readJsonFile, writeJsonAtomic } from "../state/mod.ts";
-import { ensurePrivateDir } from "../state/private_dir.ts";
+import { createExclusiveJson, HotFiles, jsonText, readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
+import { ensurePrivateDir } from "../../state/private_dir.ts";
 import { logExtent, pruneLog, readLog } from "./files/output_log.ts";
 import { withSendLock } from "./send/send_lock.ts";
 import { segmentName } from "../../platform/mod.ts";
@@ -143,13 +143,13 @@ Deno.test("log segments: absolute cursors survive pruning and reads across segme
       await Deno.writeFile(`${dir}/${segmentName(i)}`, data.subarray(i * seg, (i + 1) * seg));
     }
     assertEquals(await logExtent(dir, seg), { start: 0, end: 33, segments: [0, 1, 2, 3] });
-    const mid = await readLog(dir, seg, 5, 20);
+    const mid = await readLog(dir, seg, { from: 5, maxBytes: 20 });
     assertEquals(new TextDecoder().decode(mid.bytes), "56789abcdefghijABCDE");
     assertEquals([mid.from, mid.to, mid.truncated], [5, 25, false]);
     assertEquals(await pruneLog(dir, seg, 2), 2);
-    const after = await readLog(dir, seg, 5, 100);
+    const after = await readLog(dir, seg, { from: 5, maxBytes: 100 });
     assertEquals([after.from, after.truncated, new TextDecoder().decode(after.bytes)], [20, true, "ABCDEFGHIJxyz"]);
-    const beyond = await readLog(dir, seg, 1000, 10);
+    const beyond = await readLog(dir, seg, { from: 1000, maxBytes: 10 });
     assertEquals([beyond.bytes.length, beyond.from, beyond.end], [0, 33, 33]);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -9,7 +9,7 @@
  */
 import type { Config } from "../../base/config.ts";
 import { log } from "../../base/log.ts";
-import { HotFiles, type StateLayout } from "../state/mod.ts";
+import { HotFiles, type StateLayout } from "../../state/mod.ts";
 import { sweepScratch } from "../../platform/mod.ts";
 import type { Multiplexer, MuxSession } from "../../platform/mod.ts";
 import type { LastSend } from "./files/last_send.ts";

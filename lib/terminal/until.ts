@@ -72,7 +72,7 @@ export class UntilWatch {
     for (;;) {
       if (await this.#drain(stopAt, signal)) return true;
       if (this.behind > 0) return false;
-      const slice = await readLog(dir, segmentBytes, this.#offset, READ_CHUNK);
+      const slice = await readLog(dir, segmentBytes, { from: this.#offset, maxBytes: READ_CHUNK });
       if (slice.to <= this.#offset && !slice.truncated) {
         this.#unread = 0; // nothing more can be read now: not the matcher's delay
         break;
@@ -140,7 +140,7 @@ export class UntilWatch {
   async #peek(stopAt: number, signal?: AbortSignal): Promise<boolean> {
     const tail = printedText(this.#line);
     const trial = this.#matcher.clone();
-    const r = await this.#feedSliced(trial, tail, 0, stopAt, signal);
+    const r = await this.#feedSliced(trial, tail, 0, { stopAt, signal });
     if (r.hit) return true;
     if (r.at < tail.length) {
       this.#peekLeft = tail.length - r.at;
@@ -151,7 +151,7 @@ export class UntilWatch {
 
   /** Feeds the backlog in slices, yielding to the event loop between them. */
   async #drain(stopAt: number, signal?: AbortSignal): Promise<boolean> {
-    const r = await this.#feedSliced(this.#matcher, this.#backlog, this.#at, stopAt, signal);
+    const r = await this.#feedSliced(this.#matcher, this.#backlog, this.#at, { stopAt, signal });
     this.#at = r.at;
     if (this.#at >= this.#backlog.length) {
       this.#backlog = "";
@@ -162,15 +162,15 @@ export class UntilWatch {
 
   /**
    * Feeds `text` from `at` in slices sized so that each takes about SLICE_MS (a pattern with many live states
-   * gets short slices), yielding to the event loop between slices; stops at `stopAt` or on abort.
+   * gets short slices), yielding to the event loop between slices; stops at `bound.stopAt` or on its abort.
    */
   async #feedSliced(
     m: StreamMatcher,
     text: string,
     at: number,
-    stopAt: number,
-    signal?: AbortSignal,
+    bound: { stopAt: number; signal?: AbortSignal | undefined },
   ): Promise<{ hit: boolean; at: number }> {
+    const { stopAt, signal } = bound;
     let busySince = performance.now();
     while (at < text.length) {
       const t0 = performance.now();

@@ -19,7 +19,7 @@ const SENTINEL_LINE_RE = /^__AITERM_[0-9a-f]{8,}_-?\d+__$/;
 export async function lastLogLine(dir: string, segmentBytes: number, before: number): Promise<string | null> {
   const from = Math.max(0, before - LOOK_BACK_BYTES);
   if (before <= from) return null;
-  const slice = await readLog(dir, segmentBytes, from, before - from);
+  const slice = await readLog(dir, segmentBytes, { from, maxBytes: before - from });
   // The first line may start mid-line (mid-character, too): it counts only when the window starts the log.
   const lines = stripControl(new TextDecoder().decode(slice.bytes)).split("\n");
   if (slice.from > 0) lines.shift();

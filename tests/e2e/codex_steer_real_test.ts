@@ -21,7 +21,7 @@ import { startFakeOpenAI } from "../fixtures/fake_api/openai.ts";
 import type { FakeServer } from "../fixtures/fake_api/mod.ts";
 import { AppServer, recordOf } from "../../harnesses/clients/mod.ts";
 import { addToCodexQueue } from "../../harnesses/clients/mod.ts";
-import { type DeliveryRecord, DeliveryStore, envelope } from "../../lib/state/mod.ts";
+import { type DeliveryRecord, DeliveryStore, envelope } from "../../state/mod.ts";
 import { parentIntegrations, parentStoreDirs } from "../../harnesses/clients/mod.ts";
 import { runCodexSteer } from "../../harnesses/clients/mod.ts";
 

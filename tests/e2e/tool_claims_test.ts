@@ -55,7 +55,7 @@ function said(tool: Listed): Said[] {
  * not listed here fails the test: add the file that throws it for that tool, or do not name it.
  */
 const THROWN_BY: Record<string, Record<string, string>> = {
-  diagnostics: { "TMUX_*": "platform/tmux.ts", "STATE_ROOT_*": "lib/state/private_dir.ts" },
+  diagnostics: { "TMUX_*": "platform/tmux/tmux.ts", "STATE_ROOT_*": "state/private_dir.ts" },
   pty_open: {
     SESSION_EXISTS: "lib/terminal/sessions.ts",
     SHELL_NOT_FOUND: "lib/terminal/sessions.ts",

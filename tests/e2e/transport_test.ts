@@ -8,8 +8,8 @@ import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../helpers/env.t
 import { connect } from "../helpers/mcp.ts";
 import { processAlive } from "../../platform/process.ts";
 import { findExecutable } from "../../platform/which.ts";
-import { createTmux } from "../../platform/tmux.ts";
-import { StateLayout } from "../../lib/state/mod.ts";
+import { createTmux } from "../../platform/tmux/tmux.ts";
+import { StateLayout } from "../../state/mod.ts";
 import { loadConfig } from "../../base/config.ts";
 import { Terminal } from "../../lib/terminal/mod.ts";
 

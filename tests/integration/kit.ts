@@ -6,7 +6,7 @@
  */
 import { loadConfig } from "../../base/config.ts";
 import { buildTerminal, Terminal } from "../../lib/terminal/mod.ts";
-import { StateLayout } from "../../lib/state/mod.ts";
+import { StateLayout } from "../../state/mod.ts";
 import { defaultStateRoot, type Multiplexer, selectMultiplexer } from "../../platform/mod.ts";
 import { makeTestEnv, type TestEnv } from "../../devkit/env.ts";
 

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { AppError } from "../../../base/errors.ts";
 import { waitUntil } from "../../../base/wait.ts";
-import { type DeliveryStore, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../../lib/state/mod.ts";
+import { type DeliveryStore, ensurePrivateDir, readJsonFile, writeJsonAtomic } from "../../../state/mod.ts";
 import { hookReadiness, type HookStatus, type ParentIntegration } from "../../common/client/mod.ts";
 import {
   CLAUDE_PARENT,

@@ -18,7 +18,7 @@ import {
   noticesHanded,
   readJsonFile,
   writeJsonAtomic,
-} from "../../../lib/state/mod.ts";
+} from "../../../state/mod.ts";
 import {
   type DeliveryReceiver,
   type HookContext,

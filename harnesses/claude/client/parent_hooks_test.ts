@@ -7,7 +7,7 @@ import {
   ensurePrivateDir,
   readJsonFile,
   writeJsonAtomic,
-} from "../../../lib/state/mod.ts";
+} from "../../../state/mod.ts";
 import {
   addNotice,
   collectingContext,

@@ -23,7 +23,7 @@
  * - Deliveries the queue handed over normally leave a `left_queue` record, so later hooks do not
  *   start an app-server for them again; records of deliveries the store no longer has are removed.
  */
-import { type DeliveryStore, envelope } from "../../../lib/state/mod.ts";
+import { type DeliveryStore, envelope } from "../../../state/mod.ts";
 import type { HookContext } from "../../common/client/mod.ts";
 import { recordOf } from "./app_server.ts";
 import { CODEX_PARENT, THREAD_ID } from "./parent_kind.ts";

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { type CodexSteerDeps, codexSteerHook } from "./steer_hook.ts";
 import { codexHookStateDir, type HookOwnership, sha256, threadDir, writeSelection } from "./steer_state.ts";
-import { type DeliveryRecord, DeliveryStore, envelope } from "../../../lib/state/mod.ts";
+import { type DeliveryRecord, DeliveryStore, envelope } from "../../../state/mod.ts";
 import type { HookContext } from "../../common/client/mod.ts";
 import { PARENT_DIRS } from "../../common/client/parent_test_kit.ts";
 

@@ -3,7 +3,7 @@
  * aiterm's hooks and approves them, disable removes both, status reads them back.
  */
 import { type CodexSteerSelection, readSelection, writeSelection } from "./steer_state.ts";
-import type { ProcessRef } from "../../../lib/state/mod.ts";
+import type { ProcessRef } from "../../../state/mod.ts";
 import { sameProcessAlive } from "../../../platform/mod.ts";
 import {
   type ConfigPathKind,

@@ -1,6 +1,6 @@
 /** The Codex processes of this user, for Codex steer's restart_required state. */
 import { basename } from "node:path";
-import type { ProcessRef } from "../../../lib/state/mod.ts";
+import type { ProcessRef } from "../../../state/mod.ts";
 import { processStartIdentity, runProcessSync } from "../../../platform/mod.ts";
 import { currentOs, type SetupOs } from "../../common/client/mod.ts";
 

@@ -12,7 +12,7 @@ import {
   type ProcessRef,
   readJsonFile,
   writeJsonAtomic,
-} from "../../../lib/state/mod.ts";
+} from "../../../state/mod.ts";
 import { CODEX_PARENT } from "./parent_kind.ts";
 
 /** The two hook events aiterm installs into Codex. */

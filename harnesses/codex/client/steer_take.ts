@@ -12,7 +12,7 @@ import {
   me,
   readJsonFile,
   writeJsonAtomic,
-} from "../../../lib/state/mod.ts";
+} from "../../../state/mod.ts";
 import { join } from "node:path";
 import { AppServer, type AppServerFailure, recordOf } from "./app_server.ts";
 import { listQueue } from "./queue_list.ts";

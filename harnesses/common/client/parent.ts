@@ -4,9 +4,9 @@
  * (harnesses/<vendor>/parent.ts); harnesses/mod.ts lists them; the delivery core
  * (lib/agent/delivery/manager.ts) is a vendor-free state machine over that list. What the core lends
  * an integration is injected ({@link ParentHost}, {@link HookContext}); an integration imports no
- * lib/ module but the state layer (lib/state: the delivery store the server and the hooks share).
+ * lib/ module: the delivery store the server and the hooks share is in the state layer (state/, below harnesses/).
  */
-import type { DeliveryRecord, DeliveryStore, Destination, ParentKind } from "../../../lib/state/mod.ts";
+import type { DeliveryRecord, DeliveryStore, Destination, ParentKind } from "../../../state/mod.ts";
 
 /** Who called, as the integration that recognised the client reads it from the client's own handshake and `_meta`. */
 export interface ParentCall {

@@ -1,6 +1,6 @@
 /** What the parent integrations' tests share: a throwaway delivery store, records, and a hook context that collects output. */
 import { join } from "node:path";
-import { type DeliveryNotice, type DeliveryRecord, DeliveryStore, type ParentKind } from "../../../lib/state/mod.ts";
+import { type DeliveryNotice, type DeliveryRecord, DeliveryStore, type ParentKind } from "../../../state/mod.ts";
 import type { HookContext } from "./parent.ts";
 
 /** The record directories of the three parent kinds, as the registry gives them (harnesses/mod.ts). */

@@ -5,7 +5,7 @@
  * vendor says, in exit codes, how each state ends its wait.
  */
 import { waitUntil } from "../../../base/wait.ts";
-import { type DeliveryRecord, type DeliveryStore, type ParentKind, readyNotice } from "../../../lib/state/mod.ts";
+import { type DeliveryRecord, type DeliveryStore, type ParentKind, readyNotice } from "../../../state/mod.ts";
 import { FileWaker } from "../../../platform/mod.ts";
 
 /** One vendor's receiving end: where the body goes and the exit code of each way the wait ends. */

@@ -1,5 +1,5 @@
 import { assertEquals } from "../../../tests/helpers/assert.ts";
-import { type DeliveryRecord } from "../../../lib/state/mod.ts";
+import { type DeliveryRecord } from "../../../state/mod.ts";
 import { addNotice, deliveryRecord, makeReady, tempParentStore } from "./parent_test_kit.ts";
 import { type DeliveryReceiver, receiveDelivery } from "./receive.ts";
 

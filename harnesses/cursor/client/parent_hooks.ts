@@ -5,7 +5,7 @@
  * an answer) exactly once (DeliveryStore.handOverNotice), and writes it where Cursor reads it.
  */
 import { parseArgs } from "node:util";
-import { readyNotice } from "../../../lib/state/mod.ts";
+import { readyNotice } from "../../../state/mod.ts";
 import { type HookContext, nonEmpty, parseHookInput, receiveDelivery } from "../../common/client/mod.ts";
 
 /** The record kind of Cursor parents. */

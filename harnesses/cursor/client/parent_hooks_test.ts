@@ -1,6 +1,6 @@
 /** Cursor's parent hook and receive process over a real delivery store. */
 import { assert, assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
-import type { DeliveryRecord, DeliveryStore } from "../../../lib/state/mod.ts";
+import type { DeliveryRecord, DeliveryStore } from "../../../state/mod.ts";
 import type { HookContext } from "../../common/client/mod.ts";
 import {
   addNotice,

@@ -5,7 +5,7 @@
  * that store; stdout carries only what the client's hook contract reads.
  */
 import { defaultStateRoot } from "../../../platform/mod.ts";
-import { DeliveryStore } from "../../state/mod.ts";
+import { DeliveryStore } from "../../../state/mod.ts";
 import { type HookContext, type ParentIntegration, parentStoreDirs } from "../../../harnesses/clients/mod.ts";
 
 const write: HookContext["write"] = async (stream, text) => {

@@ -10,7 +10,7 @@
  */
 import type { WaitProcess } from "../wait_process.ts";
 import type { ParentCall, ReceiptWarning } from "../../../harnesses/clients/mod.ts";
-import type { DeliveryReceipt } from "../../state/mod.ts";
+import type { DeliveryReceipt } from "../../../state/mod.ts";
 
 export type { ReceiptWarning };
 

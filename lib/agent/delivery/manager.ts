@@ -27,7 +27,7 @@ import {
   me,
   type ParentKind,
   receiptOf,
-} from "../../state/mod.ts";
+} from "../../../state/mod.ts";
 import type {
   ParentCall,
   ParentHost,

@@ -5,7 +5,7 @@
  * answer (a sign-in, a usage limit, a stopped process), what a person must do. Vendor-free: the
  * dialog comes parsed by the harness; the words are the same for every parent kind.
  */
-import type { ChildBoundary } from "../../state/mod.ts";
+import type { ChildBoundary } from "../../../state/mod.ts";
 
 /** One choice of the dialog, as agent_approval reports it. */
 export interface NoticeChoice {

@@ -1,6 +1,6 @@
 /** The notice text: what the child waits on, the call that answers it, or what a person must do. */
 import { assert, assertEquals, assertStringIncludes } from "../../../tests/helpers/assert.ts";
-import type { ChildBoundary } from "../../state/mod.ts";
+import type { ChildBoundary } from "../../../state/mod.ts";
 import { noticeText, stuckKey, type StuckView } from "./notice.ts";
 
 const CHILD: ChildBoundary = { session_id: "s-1", launch_id: "L", harness: "claude-code", cursor: 3, generation: null };

@@ -23,7 +23,7 @@ import { startupTimeoutMs } from "../startup.ts";
 import { cleanPrompt } from "../typing.ts";
 import type { ParentDeliveryManager } from "./manager.ts";
 import type { ParentCall } from "../../../harnesses/clients/mod.ts";
-import type { DeliveryReceipt } from "../../state/mod.ts";
+import type { DeliveryReceipt } from "../../../state/mod.ts";
 
 /** What a request's receipt says about delivery. */
 export interface RequestDelivery<T> {

@@ -4,7 +4,7 @@
  * `hold <state root>`: takes the writer lock, prints "held", then sleeps until killed.
  */
 import { isRuntimeCode } from "../codes.ts";
-import { acquireLock } from "../../state/mod.ts";
+import { acquireLock } from "../../../state/mod.ts";
 import { RuntimeErrorStore } from "../store.ts";
 
 const encoder = new TextEncoder();

@@ -3,7 +3,7 @@ import { RemoteSchema } from "../../remote/mod.ts";
 import { knob } from "../../../base/config.ts";
 import type { LaunchInput, LaunchReceipt } from "../../agent/mod.ts";
 import { type Guidance, launchWithRequest, receiptGuidance } from "../../agent/delivery/mod.ts";
-import type { DeliveryReceipt } from "../../state/mod.ts";
+import type { DeliveryReceipt } from "../../../state/mod.ts";
 import type { HarnessId } from "../../../harnesses/mod.ts";
 import { type CallContext, defineTool, type ToolDeps } from "../tool.ts";
 import { HarnessSchema, launchFields, LaunchOutputSchema } from "./agent_schemas.ts";

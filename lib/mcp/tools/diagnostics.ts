@@ -2,7 +2,7 @@ import { z } from "zod";
 import { TMUX_MIN_VERSION } from "../../../platform/mod.ts";
 import { getHarnessStatuses } from "../diagnostics_probe.ts";
 import { RuntimeErrorStore } from "../../errors_store/mod.ts";
-import { privateDirProblem } from "../../state/mod.ts";
+import { privateDirProblem } from "../../../state/mod.ts";
 import { AppError } from "../../../base/errors.ts";
 import { defineTool } from "../tool.ts";
 

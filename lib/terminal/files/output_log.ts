@@ -205,19 +205,23 @@ export interface LogSlice {
   gaps: LogGap[];
 }
 
+/** What {@link readLog} reads. */
+export interface LogRead {
+  /** Absolute offset to start at (clamped into the log). */
+  from: number;
+  /** The most bytes to return. */
+  maxBytes: number;
+  /** Reused for the bytes when large enough (the slice then views it: use it before the next read into it). */
+  buffer?: Uint8Array | undefined;
+}
+
 /**
  * Reads up to `maxBytes` from absolute offset `from` (clamped into the log). A start inside a gap moves to the next
  * byte on disk (`truncated`, and the gap in `gaps`); a gap after the start ends the slice there (also `truncated`
  * with the gap in `gaps`, and `to` before `end`: the next read continues after it).
  */
-export async function readLog(
-  dir: string,
-  segmentBytes: number,
-  from: number,
-  maxBytes: number,
-  /** Reused for the bytes when large enough (the slice then views it: use it before the next read into it). */
-  buffer?: Uint8Array,
-): Promise<LogSlice> {
+export async function readLog(dir: string, segmentBytes: number, read: LogRead): Promise<LogSlice> {
+  const { from, maxBytes, buffer } = read;
   const layout = await scanLog(dir, segmentBytes);
   let truncated = from < layout.start;
   let start = Math.min(Math.max(from, layout.start), layout.end);
@@ -228,7 +232,7 @@ export async function readLog(
   }
   for (;;) {
     const stop = Math.min(layout.end, start + maxBytes);
-    const span = await readSpan(dir, layout, segmentBytes, start, stop, buffer);
+    const span = await readSpan(dir, layout, segmentBytes, { start, stop, buffer });
     const gap = span.bytes.length === 0 && start < layout.end ? afterGap(layout, segmentBytes, start) : null;
     if (gap) {
       gaps.push(gap);
@@ -263,10 +267,9 @@ async function readSpan(
   dir: string,
   layout: LogLayout,
   segmentBytes: number,
-  start: number,
-  stop: number,
-  buffer?: Uint8Array,
+  span: { start: number; stop: number; buffer: Uint8Array | undefined },
 ): Promise<{ bytes: Uint8Array; to: number }> {
+  const { start, stop, buffer } = span;
   const size = Math.max(0, stop - start);
   // A reused buffer spares a fresh allocation per read (freed memory is returned to the OS late, if ever).
   const out = buffer && buffer.length >= size ? buffer.subarray(0, size) : new Uint8Array(size);

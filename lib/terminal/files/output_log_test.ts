@@ -38,7 +38,7 @@ Deno.test("split with a restarted writer's prefix writes the files the reader ex
     assert((await child.status).success);
     assertEquals(await names(dir), ["seg.aaaaad.aaaaaa", "seg.aaaaad.aaaaab", "seg.aaaaad.aaaaac"]);
     assertEquals(await logExtent(dir, 10), { start: 30, end: 52, segments: [3, 4, 5] });
-    const r = await readLog(dir, 10, 30, 100);
+    const r = await readLog(dir, 10, { from: 30, maxBytes: 100 });
     assertEquals([dec.decode(r.bytes), r.from, r.to, r.truncated], ["0123456789abcdefghijXY", 30, 52, false]);
   });
 });
@@ -52,14 +52,14 @@ Deno.test("a read across a writer restart skips the gap, says truncated and name
     await Deno.writeFile(`${dir}/${segmentName(2, 2)}`, enc.encode("NEW"));
     assertEquals(await logExtent(dir, 10), { start: 0, end: 23, segments: [0, 1, 2] });
     // From before the gap: up to the gap, which is reported at once; the next read continues after it.
-    const first = await readLog(dir, 10, 8, 100);
+    const first = await readLog(dir, 10, { from: 8, maxBytes: 100 });
     assertEquals([dec.decode(first.bytes), first.to, first.truncated], ["89abcd", 14, true]);
     assertEquals(first.gaps, [{ from: 14, to: 20, code: "LOG_WRITER_RESTARTED" }]);
-    const next = await readLog(dir, 10, first.to, 100);
+    const next = await readLog(dir, 10, { from: first.to, maxBytes: 100 });
     assertEquals([dec.decode(next.bytes), next.from, next.to, next.truncated], ["NEW", 20, 23, true]);
     assertEquals(next.gaps, [{ from: 14, to: 20, code: "LOG_WRITER_RESTARTED" }]);
     // Past the gap nothing is reported.
-    const after = await readLog(dir, 10, 21, 100);
+    const after = await readLog(dir, 10, { from: 21, maxBytes: 100 });
     assertEquals([dec.decode(after.bytes), after.truncated, after.gaps], ["EW", false, []]);
   });
 });
@@ -70,7 +70,7 @@ Deno.test("a segment deleted from the middle of the log is LOG_SEGMENT_MISSING, 
       await Deno.writeFile(`${dir}/${segmentName(i)}`, enc.encode(text));
     }
     await Deno.remove(`${dir}/${segmentName(1)}`);
-    const r = await readLog(dir, 10, 12, 100);
+    const r = await readLog(dir, 10, { from: 12, maxBytes: 100 });
     assertEquals([dec.decode(r.bytes), r.from, r.truncated], ["ABCDEFGHIJxy", 20, true]);
     assertEquals(r.gaps, [{ from: 12, to: 20, code: "LOG_SEGMENT_MISSING" }]);
   });
@@ -82,7 +82,7 @@ Deno.test("a restarted writer that has not written yet holds the end: the log ne
     assertEquals(await logExtent(dir, 10), { start: 90, end: 90, segments: [] });
     await Deno.writeFile(`${dir}/${segmentName(3)}`, enc.encode("old"));
     assertEquals((await logExtent(dir, 10)).end, 90);
-    const r = await readLog(dir, 10, 30, 100);
+    const r = await readLog(dir, 10, { from: 30, maxBytes: 100 });
     assertEquals([r.bytes.length, r.to, r.end, r.truncated], [3, 33, 90, true]);
     assertEquals(r.gaps, [{ from: 33, to: 90, code: "LOG_WRITER_RESTARTED" }]);
   });
@@ -98,7 +98,7 @@ Deno.test("files a dying writer wrote at or past a newer writer's base are super
     assertEquals([layout.segments, layout.files, layout.strays], [[0, 1], ["seg.aaaaaa", "seg.aaaaab.aaaaaa"], [
       "seg.aaaaab",
     ]]);
-    assertEquals(dec.decode((await readLog(dir, 10, 10, 10)).bytes), "real");
+    assertEquals(dec.decode((await readLog(dir, 10, { from: 10, maxBytes: 10 })).bytes), "real");
     await pruneLog(dir, 10, 8);
     assert(!(await names(dir)).includes("seg.aaaaab"));
   });
@@ -125,7 +125,7 @@ Deno.test("pruneLog keeps the cap, drops empty files dead writers left, never th
     // keep=1 still never deletes the newest segment.
     await pruneLog(dir, 10, 1);
     assertEquals((await scanLog(dir, 10)).segments, [9]);
-    assertEquals(dec.decode((await readLog(dir, 10, 90, 10)).bytes), "live");
+    assertEquals(dec.decode((await readLog(dir, 10, { from: 90, maxBytes: 10 })).bytes), "live");
   });
 });
 
@@ -134,13 +134,13 @@ Deno.test("a read from before a restarted writer's base, with nothing older on d
     // Every file of the first writer was deleted; the new writer started at segment 2.
     await Deno.writeFile(`${dir}/${gapMarkerName(2)}`, new Uint8Array());
     await Deno.writeFile(`${dir}/${segmentName(2, 2)}`, enc.encode("NEW"));
-    const r = await readLog(dir, 10, 7, 100);
+    const r = await readLog(dir, 10, { from: 7, maxBytes: 100 });
     assertEquals([dec.decode(r.bytes), r.from, r.truncated], ["NEW", 20, true]);
     assertEquals(r.gaps, [{ from: 7, to: 20, code: "LOG_WRITER_RESTARTED" }]);
     // Plain rotation (no restart in between) stays a bare truncated.
     await Deno.writeFile(`${dir}/${segmentName(3, 2)}`, enc.encode("more"));
     await Deno.remove(`${dir}/${segmentName(2, 2)}`);
-    const rotated = await readLog(dir, 10, 21, 100);
+    const rotated = await readLog(dir, 10, { from: 21, maxBytes: 100 });
     assertEquals([dec.decode(rotated.bytes), rotated.truncated, rotated.gaps], ["more", true, []]);
   });
 });

@@ -1,5 +1,5 @@
 /** What aiterm records about a session it opened (the tmux session itself is the live half). */
-import { readJsonFile, writeJsonAtomic } from "../../state/mod.ts";
+import { readJsonFile, writeJsonAtomic } from "../../../state/mod.ts";
 
 /** The session id pattern, shared by every tool. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

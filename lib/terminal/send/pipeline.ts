@@ -16,7 +16,7 @@ import {
   sameProcessStat,
 } from "../../../platform/mod.ts";
 import type { Multiplexer, MuxSession, PasteIfReady, ProcStat } from "../../../platform/mod.ts";
-import { type HotFiles, readJsonFile, type StateLayout } from "../../state/mod.ts";
+import { type HotFiles, readJsonFile, type StateLayout } from "../../../state/mod.ts";
 import { SESSION_ID_PATTERN, type SessionMeta } from "../files/session_meta.ts";
 import type { LastSend } from "../files/last_send.ts";
 import { LogEnds, readLog } from "../files/output_log.ts";
@@ -67,7 +67,7 @@ export interface KeyResult {
 export interface SendPipelineDeps {
   mux: Multiplexer;
   layout: StateLayout;
-  /** The last sends' (and the read cursors') files (lib/state/atomic.ts). */
+  /** The last sends' (and the read cursors') files (state/atomic.ts). */
   hotFiles: HotFiles;
   /**
    * The session's record and its live pane (a person's session gets a directory for its lock).
@@ -435,7 +435,10 @@ export class SendPipeline {
         const m = await (meta ??= this.#deps.meta(id));
         if (!m) return true;
         const limit = 1 << 16;
-        const slice = await readLog(this.#deps.layout.sessionLogDir(id), m.segment_bytes, cursor, limit);
+        const slice = await readLog(this.#deps.layout.sessionLogDir(id), m.segment_bytes, {
+          from: cursor,
+          maxBytes: limit,
+        });
         // More output than that after the line: the shell ran it.
         return slice.bytes.length >= limit || new TextDecoder().decode(slice.bytes).includes("\x1b]133;A");
       },

@@ -5,7 +5,7 @@
  * from any other. {@link judgeOwner} is the one rule that decides whether a recorded owner may be taken
  * over: only when it is provably gone.
  */
-import { processAlive, processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
+import { processAlive, processStartIdentity, sameProcessAlive } from "../platform/mod.ts";
 
 /** What a lock records about its holder. */
 export interface LockOwner {

@@ -4,7 +4,7 @@
  * integration (harnesses/<vendor>/parent.ts) that resolved its destination, and the destination's
  * fields are that integration's own.
  */
-import { processStartIdentity, sameProcessAlive } from "../../platform/mod.ts";
+import { processStartIdentity, sameProcessAlive } from "../platform/mod.ts";
 
 /** The kind of a parent integration (the record directory and the receipt's `parent` say it). */
 export type ParentKind = string;

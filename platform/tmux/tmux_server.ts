@@ -6,12 +6,12 @@
  * (`display-message -p '#{pid}'`) is recorded with its start identity, and a missing socket is
  * re-created by signalling exactly that process, never one found by name.
  */
-import { AppError } from "../base/errors.ts";
-import { replaceFile } from "../base/atomic.ts";
+import { AppError } from "../../base/errors.ts";
+import { replaceFile } from "../../base/atomic.ts";
 import { dirname } from "node:path";
-import { waitUntil } from "../base/wait.ts";
-import { currentUid } from "./paths.ts";
-import { processStartIdentity, readProcStat, sameProcessAlive } from "./process.ts";
+import { waitUntil } from "../../base/wait.ts";
+import { currentUid } from "../paths.ts";
+import { processStartIdentity, readProcStat, sameProcessAlive } from "../process.ts";
 
 /** The record of the server we started (or last saw start a session). */
 export interface ServerRecord {

@@ -1,8 +1,9 @@
-import { assert, assertEquals, assertStringIncludes } from "../tests/helpers/assert.ts";
-import { exactTarget, newSessionArgs, parseSessionList, parseTmuxVersion } from "./tmux.ts";
-import { segmentIndex, segmentName } from "./output_sink.ts";
-import { parseProcStat } from "./process.ts";
-import { LAUNCHER_SCRIPT, LAUNCHER_STAGE_TWO } from "./pane_launch.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../tests/helpers/assert.ts";
+import { exactTarget, newSessionArgs, parseTmuxVersion } from "./tmux.ts";
+import { parseSessionList } from "../pane_lists.ts";
+import { segmentIndex, segmentName } from "../output_sink.ts";
+import { parseProcStat } from "../process.ts";
+import { LAUNCHER_SCRIPT, LAUNCHER_STAGE_TWO } from "../pane_launch.ts";
 
 Deno.test("parseTmuxVersion() reads release, next- and rc versions", () => {
   assertEquals(parseTmuxVersion("tmux 3.3a"), { raw: "3.3a", major: 3, minor: 3 });

@@ -3,7 +3,7 @@
  * run through `#run`, which pins the private socket (`-S`) and an empty config (`-f /dev/null`) so a
  * user's ~/.tmux.conf and default server are never involved.
  */
-import { AppError } from "../base/errors.ts";
+import { AppError } from "../../base/errors.ts";
 import type {
   Multiplexer,
   MuxSession,
@@ -13,21 +13,28 @@ import type {
   PasteIfReady,
   PasteOptions,
   PipeState,
-} from "./multiplexer.ts";
-import { execMux, muxFailure, type MuxOutput, muxVersionText } from "./_mux_exec.ts";
+} from "../multiplexer.ts";
+import { execMux, muxFailure, type MuxOutput, muxVersionText } from "../_mux_exec.ts";
+import { ControlTransport } from "./tmux_control.ts";
+import { CONTROL_CLIENTS_ARGS, controlClientsBySession } from "./control_line.ts";
 import {
-  commandText,
-  CONTROL_CLIENTS_ARGS,
-  controlClientsBySession,
-  ControlTransport,
-  splitCliCommands,
-} from "./tmux_control.ts";
+  aliveKeysArgs,
+  bytesOf,
+  NOT_TRIED,
+  pasteArgs,
+  READY_SKIPPED,
+  READY_TYPED,
+  readyPasteArgs,
+  setBufferPasteArgs,
+  utf8Text,
+} from "./paste_args.ts";
 import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
-import { launcherArgv, type LaunchReport, parseLaunchReport, writeEnvFile } from "./pane_launch.ts";
-import { waitTimeout, waitUntil } from "../base/wait.ts";
+import { launcherArgv, type LaunchReport, parseLaunchReport, writeEnvFile } from "../pane_launch.ts";
+import { waitTimeout, waitUntil } from "../../base/wait.ts";
 import { TmuxServerGuard } from "./tmux_server.ts";
 import { AttachGate, attachGatePath } from "./tmux_attach_gate.ts";
-import { scratchTag } from "./scratch.ts";
+import { scratchTag } from "../scratch.ts";
+import { LIST_FORMAT, parsePipeStates, parseSessionList, PIPE_FORMAT, pipedOf } from "../pane_lists.ts";
 
 /** How long a new pane's launcher may take to enter its directory and start the program (a loaded machine). */
 const LAUNCH_TIMEOUT_MS = 15_000;
@@ -51,7 +58,7 @@ export interface TmuxOptions {
    */
   serverRecordPath?: string;
   /**
-   * `control`: commands go through one long-lived `tmux -C` client (platform/tmux_control.ts), with the
+   * `control`: commands go through one long-lived `tmux -C` client (platform/tmux/tmux_control.ts), with the
    * CLI as fallback (tmux older than {@link TMUX_FEATURES.controlMode}: always the CLI); `cli` (the
    * default here; selectMultiplexer picks `control`): one tmux process per command.
    */
@@ -133,69 +140,9 @@ export function pipePaneArgs(name: string, sink: string): string[] {
   return ["pipe-pane", "-t", exactTarget(name), tmuxTimeFormatArg(sink)];
 }
 
-/** The `-F` format {@link parsePipeStates} reads: session, whether the pane is piped, whether it is dead. */
-export const PIPE_FORMAT = "#{session_name}\t#{pane_pipe}\t#{pane_dead}";
-
-/** Parses `list-panes -F PIPE_FORMAT` output: live panes only (first pane of each session wins). */
-export function parsePipeStates(stdout: string): PipeState[] {
-  const seen = new Map<string, PipeState>();
-  for (const line of stdout.split("\n")) {
-    const [name, pipe, dead] = line.replace(/\r$/, "").split("\t");
-    if (!name || pipe === undefined || seen.has(name)) continue;
-    if (dead === "1") continue;
-    // A value other than 0/1 (a multiplexer without pane_pipe) is not evidence of a dead writer.
-    seen.set(name, { name, piped: pipe !== "0" });
-  }
-  return [...seen.values()];
-}
-
-/** Whether `name`'s pane is piped, from `list-panes -t <name> -F PIPE_FORMAT` output; null when not listed. */
-export function pipedOf(stdout: string, name: string): boolean | null {
-  const found = parsePipeStates(stdout)[0];
-  return found && found.name === name ? found.piped : null;
-}
-
 /** Exact-match session target: `=name:` never falls back to tmux's prefix matching. */
 export function exactTarget(name: string): string {
   return `=${name}:`;
-}
-
-const LIST_FORMAT = [
-  "#{session_name}",
-  "#{pane_pid}",
-  "#{pane_current_command}",
-  "#{session_attached}",
-  "#{window_width}",
-  "#{window_height}",
-  "#{session_created}",
-  "#{pane_dead}",
-  "#{pane_tty}",
-  "#{pane_pipe}",
-  "#{alternate_on}",
-].join("\t");
-
-/** Parses `list-panes -a -F LIST_FORMAT` output (first pane of each session wins). */
-export function parseSessionList(stdout: string): MuxSession[] {
-  const seen = new Map<string, MuxSession>();
-  for (const line of stdout.split("\n")) {
-    if (!line) continue;
-    const [name, pid, cmd, attached, w, h, created, dead, tty, pipe, alternate] = line.split("\t");
-    if (name === undefined || seen.has(name)) continue;
-    seen.set(name, {
-      name,
-      panePid: Number(pid),
-      currentCommand: cmd ?? "",
-      attachedClients: Number(attached ?? 0),
-      width: Number(w ?? 0),
-      height: Number(h ?? 0),
-      createdAt: Number(created ?? 0),
-      paneDead: dead === "1",
-      tty: tty ?? "",
-      ...(pipe === "0" || pipe === "1" ? { piped: pipe === "1" } : {}),
-      ...(alternate === "0" || alternate === "1" ? { alternateOn: alternate === "1" } : {}),
-    });
-  }
-  return [...seen.values()];
 }
 
 function noServer(stderr: string): boolean {
@@ -558,115 +505,6 @@ class Tmux implements Multiplexer {
   async killServer(): Promise<void> {
     await this.#run(["kill-server"], { allowFail: true });
   }
-}
-
-/**
- * The one tmux command list that types a paste: `load-buffer` of the whole text from `file` into
- * buffer `buffer`, `paste-buffer -d` into `target`, then `keysAfter`. Its size does not grow with
- * the text (tmux refuses a command list over 16 KiB: "command too long"), and tmux runs a command
- * list as a unit, so the keys can never overtake the text and a sender that dies after spawning it
- * still types all or nothing. tmux keeps the pane's unread input queued and writes it as the pty
- * accepts it, so a slowly reading program loses nothing. The path is a format (`#` doubled).
- */
-export function pasteArgs(target: string, buffer: string, file: string, options: PasteOptions = {}): string[] {
-  return ["load-buffer", "-b", buffer, tmuxFormatArg(file), ...pasteTail(target, buffer, options)];
-}
-
-/**
- * The control transport's paste: the same command list as {@link pasteArgs}, with the text given to
- * `set-buffer` in the line instead of loaded from a file. A control-mode line has no 16 KiB limit (tmux
- * reads it from the pipe, not from a client message), needs no scratch file, and every command in it
- * runs without waiting (load-buffer of a file waits for the read), so the line runs whole within one
- * pass of the server's command queue. `text` is plain (set-buffer expands nothing).
- */
-export function setBufferPasteArgs(target: string, buffer: string, text: string, options: PasteOptions = {}): string[] {
-  return ["set-buffer", "-b", buffer, "--", tmuxArg(text), ...pasteTail(target, buffer, options)];
-}
-
-/** Whether a pane may be typed into by {@link readyPasteArgs}: alive, with its output pipe attached. */
-export const READY_FORMAT = "#{?pane_dead,0,#{pane_pipe}}";
-const READY_TYPED = "typed";
-const READY_SKIPPED = "skipped";
-const NOT_TRIED: MuxOutput = { code: 0, stdout: "", stderr: "" };
-
-/**
- * The control transport's paste in the same round trip as the pane check a send makes first: set-buffer
- * (as {@link setBufferPasteArgs}), then `if-shell -F` on {@link READY_FORMAT} of the target, whose branches
- * tmux runs at once (no shell): paste, keys and `display-message -p typed`, or delete the buffer and print
- * `skipped` as often as the other branch has commands, so the line always makes `blocks` reply blocks. A
- * target that does not exist expands the format to nothing: skipped. Nothing caller-given is in the
- * branches: the buffer name, the target `=<session id>:` and key names.
- */
-export function readyPasteArgs(
-  target: string,
-  buffer: string,
-  text: string,
-  options: PasteOptions = {},
-): { args: string[]; blocks: number } {
-  const typed = [...pasteTail(target, buffer, options).slice(1), ";", "display-message", "-p", READY_TYPED];
-  const n = splitCliCommands(typed).length;
-  const skipped = ["delete-buffer", "-b", buffer];
-  for (let i = 1; i < n; i++) skipped.push(";", "display-message", "-p", READY_SKIPPED);
-  const args = [
-    "set-buffer",
-    "-b",
-    buffer,
-    "--",
-    tmuxArg(text),
-    ";",
-    "if-shell",
-    "-F",
-    "-t",
-    target,
-    READY_FORMAT,
-    commandText(typed),
-    commandText(skipped),
-  ];
-  return { args, blocks: 2 + n };
-}
-
-/** Whether a pane may take keys from {@link aliveKeysArgs}: it exists and is alive. */
-export const ALIVE_FORMAT = "#{?pane_dead,0,1}";
-
-/**
- * The control transport's key press in the same round trip as the pane check: `if-shell -F` on {@link ALIVE_FORMAT}
- * of the target runs `send-keys` and `display-message -p typed`, or prints `skipped` twice (both branches make the
- * same number of reply blocks, so the line always makes `blocks`). A target that does not exist fails the if-shell
- * itself (no branch runs). `keys` are tmux key names, already quoted for a command line (tmuxArg).
- */
-export function aliveKeysArgs(target: string, keys: string[]): { args: string[]; blocks: number } {
-  const typed = ["send-keys", "-t", target, ...keys, ";", "display-message", "-p", READY_TYPED];
-  const skipped = ["display-message", "-p", READY_SKIPPED, ";", "display-message", "-p", READY_SKIPPED];
-  const args = ["if-shell", "-F", "-t", target, ALIVE_FORMAT, commandText(typed), commandText(skipped)];
-  return { args, blocks: 1 + splitCliCommands(typed).length };
-}
-
-function pasteTail(target: string, buffer: string, options: PasteOptions): string[] {
-  const args = [";", "paste-buffer", "-d"];
-  // -p: one bracketed paste, so a TUI sees the text as one paste.
-  if (options.bracketed) args.push("-p");
-  args.push("-b", buffer, "-t", target);
-  if (options.exact) args.push("-r");
-  if (options.keysAfter?.length) args.push(";", "send-keys", "-t", target, ...options.keysAfter);
-  return args;
-}
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const utf8Encoder = new TextEncoder();
-
-/** `data` as a string when it is valid UTF-8 without NUL (what a control-mode line can carry), else null. */
-function utf8Text(data: Uint8Array): string | null {
-  if (data.includes(0)) return null;
-  try {
-    return strictUtf8.decode(data);
-  } catch {
-    return null;
-  }
-}
-
-/** The bytes a paste types: the whole text at once (tmux's server queues pane input losslessly; no chunks). */
-function bytesOf(input: PasteData): Uint8Array {
-  return typeof input === "string" ? utf8Encoder.encode(input) : input;
 }
 
 async function writeOwnerOnly(path: string, data: Uint8Array): Promise<void> {

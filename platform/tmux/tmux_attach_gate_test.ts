@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { AttachGate, attachGatePath } from "./tmux_attach_gate.ts";
 
 function later(ms: number): Promise<void> {

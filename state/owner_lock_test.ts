@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { acquireLock, inspectLock, removeOldCandidates } from "./owner_lock.ts";
 
 const LOCK_MODULE = new URL("./owner_lock.ts", import.meta.url).href;

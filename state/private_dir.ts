@@ -1,6 +1,6 @@
 /** Owner-only directories: created 0700; an existing one others could have planted files in is refused. */
-import { AppError } from "../../base/errors.ts";
-import { currentUid } from "../../platform/mod.ts";
+import { AppError } from "../base/errors.ts";
+import { currentUid } from "../platform/mod.ts";
 
 /** Why an existing directory must not be used (STATE_ROOT_UNSAFE), or null when it may be. */
 export function privateDirProblem(st: Deno.FileInfo, uid: number | null): string | null {

@@ -4,8 +4,8 @@
  * even if the writer is SIGKILLed. Failures are STATE_WRITE_FAILED here.
  */
 import { basename, dirname, join } from "node:path";
-import { AppError } from "../../base/errors.ts";
-import { atomicTempName, replaceFile } from "../../base/atomic.ts";
+import { AppError } from "../base/errors.ts";
+import { atomicTempName, replaceFile } from "../base/atomic.ts";
 
 const encoder = new TextEncoder();
 

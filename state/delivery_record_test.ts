@@ -1,6 +1,6 @@
 /** The text a parent receives. */
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { deliveryRecord } from "../../harnesses/common/client/parent_test_kit.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import { deliveryRecord } from "../harnesses/common/client/parent_test_kit.ts";
 import { envelope } from "./delivery_record.ts";
 
 Deno.test("the envelope names the child, the turn and the outcome, and keeps the body byte for byte", () => {

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { judgeOwner, newOwnerToken, ownerRecord, thisProcess } from "./owner.ts";
 
 Deno.test("ownerRecord() is this process with a fresh token; thisProcess() is read once", () => {

@@ -1,9 +1,10 @@
 /** tmux pastes (issue 14 items 6/7): one fixed-size invocation, exact bytes, no scratch file or buffer left. */
-import { assert, assertEquals, assertRejects } from "../tests/helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../tests/helpers/env.ts";
-import { createTmux, pasteArgs } from "./tmux.ts";
-import { identityHash, scratchOwnerGone, scratchTag, sweepScratch } from "./scratch.ts";
-import { processStartIdentity } from "./process.ts";
+import { assert, assertEquals, assertRejects } from "../../tests/helpers/assert.ts";
+import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../../tests/helpers/env.ts";
+import { createTmux } from "./tmux.ts";
+import { pasteArgs } from "./paste_args.ts";
+import { identityHash, scratchOwnerGone, scratchTag, sweepScratch } from "../scratch.ts";
+import { processStartIdentity } from "../process.ts";
 
 /** A tmux backend on the control transport over `t`'s socket (close it when done). */
 function controlMux(t: TestEnv) {

@@ -1,5 +1,5 @@
-import { assertEquals } from "../tests/helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv } from "../tests/helpers/env.ts";
+import { assertEquals } from "../../tests/helpers/assert.ts";
+import { eventually, hasTmux, makeTestEnv } from "../../tests/helpers/env.ts";
 import { tmuxArg, tmuxFormatArg, tmuxTimeFormatArg } from "./tmux_args.ts";
 
 const HOSTILE = [

@@ -1,6 +1,6 @@
 /** Where each piece of state lives under the state root. One place, so no path is built twice. */
 import { join } from "node:path";
-import { AppError } from "../../base/errors.ts";
+import { AppError } from "../base/errors.ts";
 import { ensurePrivateDir } from "./private_dir.ts";
 
 /** Unix sockets have a ~104-byte path limit (macOS); refuse clearly before tmux fails obscurely. */
@@ -33,7 +33,7 @@ export class StateLayout {
   get socketPath(): string {
     return join(this.root, "tmux.sock");
   }
-  /** The tmux server's recorded pid and start identity (platform/tmux_server.ts). */
+  /** The tmux server's recorded pid and start identity (platform/tmux/tmux_server.ts). */
   get tmuxServerRecord(): string {
     return join(this.root, "tmux.server.json");
   }

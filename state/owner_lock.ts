@@ -7,7 +7,7 @@
  * token}. A writer builds `lock.<token>.tmp/owner.<token>.json` completely, then renames that
  * directory to `lock`. rename(2) of a directory succeeds only when the target does not exist or is
  * an empty directory, so the lock appears atomically with its owner record already inside (the
- * directory form of the hard-link pattern in lib/state/atomic.ts). The owner releases it by
+ * directory form of the hard-link pattern in state/atomic.ts). The owner releases it by
  * unlinking `lock/owner.<token>.json` and then removing the empty directory; an empty `lock`
  * directory means "free".
  *
@@ -18,13 +18,13 @@
  * NotFound. There is no "check, then delete whatever is at the path" window, so no ABA race.
  */
 import { join } from "node:path";
-import { waitUntil } from "../../base/wait.ts";
+import { waitUntil } from "../base/wait.ts";
 import { judgeOwner, type LockOwner, newOwnerToken, ownerRecord, thisProcess } from "./owner.ts";
 
 const encoder = new TextEncoder();
 const OWNER_RE = /^owner\.([0-9a-f]{32})\.json$/;
 
-/** What is written into the owner file (the one owner record of lib/state/owner.ts). */
+/** What is written into the owner file (the one owner record of state/owner.ts). */
 export type { LockOwner };
 
 /** A held lock. */

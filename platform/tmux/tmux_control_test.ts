@@ -3,24 +3,21 @@
  * hostile arguments arrive unchanged, replies paired with their callers under concurrency, and the
  * fallback when the client dies or stops answering.
  */
-import { assert, assertEquals } from "../tests/helpers/assert.ts";
-import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../tests/helpers/env.ts";
-import { AppError } from "../base/errors.ts";
-import type { MuxOutput } from "./_mux_exec.ts";
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { eventually, hasTmux, makeTestEnv, type TestEnv } from "../../tests/helpers/env.ts";
+import { AppError } from "../../base/errors.ts";
+import type { MuxOutput } from "../_mux_exec.ts";
 import { tmuxArg, tmuxFormatArg } from "./tmux_args.ts";
 import { createTmux } from "./tmux.ts";
-import { processStartIdentity } from "./process.ts";
+import { processStartIdentity } from "../process.ts";
 import {
   CONTROL_OWNER_VAR,
   ControlClient,
-  controlClientsBySession,
-  controlLine,
   ControlLost,
   ControlTransport,
-  quoteControlArg,
   reapOrphanedClients,
-  splitCliCommands,
 } from "./tmux_control.ts";
+import { controlClientsBySession, controlLine, quoteControlArg, splitCliCommands } from "./control_line.ts";
 
 const opts = { ignore: !hasTmux, sanitizeOps: false, sanitizeResources: false };
 
@@ -80,7 +77,7 @@ function noCli(): Promise<MuxOutput> {
   return Promise.reject(new Error("the CLI fallback was used"));
 }
 
-/** The CLI the transport falls back to, with the same prefix as platform/tmux.ts. */
+/** The CLI the transport falls back to, with the same prefix as platform/tmux/tmux.ts. */
 function cliOf(t: TestEnv, argv: string[]): () => Promise<MuxOutput> {
   return async () => {
     const out = await new Deno.Command("tmux", {
