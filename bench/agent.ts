@@ -460,13 +460,13 @@ async function checkCost(harness: HarnessId, path: string, cwd: string, env: Rec
   // The process's readers, as lib/app.ts builds them once (a fresh one per call would re-read the whole file).
   const readers = new TranscriptReaders();
   const t0 = performance.now();
-  const turns0 = (await loadTurns(adapter, rec, env, readers)).turns.length;
+  const turns0 = (await loadTurns(adapter, rec, { env, readers })).turns.length;
   const first = performance.now() - t0;
   const xs: number[] = [];
   for (let i = 0; i < flags.checks; i++) {
     await Deno.writeTextFile(path, padRecord(harness, 300) + "\n", { append: true });
     const t = performance.now();
-    const n = (await loadTurns(adapter, rec, env, readers)).turns.length;
+    const n = (await loadTurns(adapter, rec, { env, readers })).turns.length;
     xs.push(performance.now() - t);
     if (n !== turns0) throw new Error(`${harness}: padding changed the turn count (${turns0} → ${n})`);
   }

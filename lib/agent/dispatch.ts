@@ -63,7 +63,11 @@ export async function turnRunning(
   adapter: HarnessAdapter,
   busyOnScreen: boolean,
 ): Promise<{ running: boolean; rec: AgentRecord; turnCount: number; screenLags?: boolean }> {
-  const loaded = await loadTurns(adapter, rec, deps.env, deps.transcripts, deps.terminal.sessionDir(rec.session_id));
+  const loaded = await loadTurns(adapter, rec, {
+    env: deps.env,
+    readers: deps.transcripts,
+    sessionDir: deps.terminal.sessionDir(rec.session_id),
+  });
   const turnCount = loaded.turns.length;
   let next = rec;
   if (loaded.newlyPinned && loaded.path) next = { ...next, transcript_path: loaded.path };

@@ -55,7 +55,7 @@ export async function recoverPaneInput(input: PaneInput, rec: AgentRecord, facts
   }
   const keys = alive && card ? card.dismiss(screen) : null;
   if (!card || !keys) return [];
-  const latest = (await loadTurns(adapter, rec, env, readers)).turns.at(-1);
+  const latest = (await loadTurns(adapter, rec, { env, readers })).turns.at(-1);
   if (latest?.status !== "error") {
     throw new AppError(
       card.blockedCode,

@@ -89,7 +89,11 @@ export class AgentSession {
 
   /** The launch's turns now, through the process's incremental reader of its transcript. */
   turns(rec: AgentRecord = this.#rec): Promise<LoadedTurns> {
-    return loadTurns(this.adapter, rec, this.deps.env, this.deps.transcripts, this.deps.terminal.sessionDir(this.id));
+    return loadTurns(this.adapter, rec, {
+      env: this.deps.env,
+      readers: this.deps.transcripts,
+      sessionDir: this.deps.terminal.sessionDir(this.id),
+    });
   }
 
   /** Whether the harness process still runs in the pane (false: the pane is gone or dead). */

@@ -30,6 +30,15 @@ const PROMPT_KEY_CHARS = 200;
 const SENT_KEPT = 8;
 
 /** The part of a typed text kept as evidence and compared (its first 200 characters, trimmed). */
+/** Where a launch's transcript is looked for, and with what. */
+export interface TranscriptLook {
+  env: Record<string, string | undefined>;
+  /** The process's readers (without them, each check parses the transcript from the start). */
+  readers?: TranscriptReaders | undefined;
+  /** This launch's session directory: transcripts other sessions of the same state root pinned are left alone. */
+  sessionDir?: string | undefined;
+}
+
 export function promptKey(text: string): string {
   return text.trim().slice(0, PROMPT_KEY_CHARS);
 }
@@ -61,15 +70,14 @@ export function withSentPrompt(rec: AgentRecord, text: string): AgentRecord {
 export async function loadTurns(
   adapter: HarnessAdapter,
   rec: AgentRecord,
-  env: Record<string, string | undefined>,
-  readers: TranscriptReaders = new TranscriptReaders(),
-  sessionDir?: string,
+  look: TranscriptLook,
 ): Promise<LoadedTurns> {
+  const { env, readers = new TranscriptReaders(), sessionDir } = look;
   if (rec.transcript_path) {
     const turns = await readTurns(adapter, rec.transcript_path, readers);
     return { path: rec.transcript_path, turns: turns ?? [], newlyPinned: false };
   }
-  const path = await ownTranscript(adapter, rec, env, readers, sessionDir);
+  const path = await ownTranscript(adapter, rec, { env, readers, sessionDir });
   if (path === null) return { path: null, turns: [], newlyPinned: false };
   return { path, turns: (await readTurns(adapter, path, readers)) ?? [], newlyPinned: true };
 }
@@ -87,10 +95,9 @@ export async function loadTurns(
 async function ownTranscript(
   adapter: HarnessAdapter,
   rec: AgentRecord,
-  env: Record<string, string | undefined>,
-  readers: TranscriptReaders,
-  sessionDir: string | undefined,
+  look: TranscriptLook & { readers: TranscriptReaders },
 ): Promise<string | null> {
+  const { env, readers, sessionDir } = look;
   const sent = rec.sent_prompts;
   if (!rec.pinned_session_id && sent?.length === 0) return null;
   const found = await adapter.transcript.locate({

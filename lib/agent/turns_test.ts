@@ -61,7 +61,7 @@ async function world() {
     ...extra,
   });
   const env = { CODEX_HOME: home, HOME: root };
-  const load = (r: AgentRecord) => loadTurns(codex, r, env, undefined, join(sessions, "me"));
+  const load = (r: AgentRecord) => loadTurns(codex, r, { env, sessionDir: join(sessions, "me") });
   return { root, sessions, rollout, rec, load, [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }) };
 }
 

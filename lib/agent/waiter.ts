@@ -119,7 +119,11 @@ export async function waitForTurn(
       }
       return result("closed", null, "the session has no agent record (closed or never launched)");
     }
-    const loaded = await loadTurns(adapter, rec, options.env, transcripts, terminal.sessionDir(id));
+    const loaded = await loadTurns(adapter, rec, {
+      env: options.env,
+      readers: transcripts,
+      sessionDir: terminal.sessionDir(id),
+    });
     const turn = loaded.turns[cursor];
     if (turn && turn.status === "done") return result("done", turn.turnId, null);
     if (turn && turn.status === "error") {
@@ -137,7 +141,11 @@ export async function waitForTurn(
       const pane = await terminal.pane(id);
       if (!pane || pane.paneDead) {
         // One last look: the harness may have written the end record just before exiting.
-        const final = (await loadTurns(adapter, rec, options.env, transcripts, terminal.sessionDir(id))).turns[cursor];
+        const final = (await loadTurns(adapter, rec, {
+          env: options.env,
+          readers: transcripts,
+          sessionDir: terminal.sessionDir(id),
+        })).turns[cursor];
         if (final?.status === "done") return result("done", final.turnId, null);
         return result("closed", final?.turnId ?? null, null);
       }
