@@ -111,6 +111,12 @@ async function runAll(main: string, env: Record<string, string>, client: string,
     }
   } finally {
     await c.close().catch(() => {});
+    // Each run has its own state root and so its own tmux server: end it by its socket.
+    await new Deno.Command("tmux", {
+      args: ["-S", `${env.AITERM_STATE_DIR}/tmux.sock`, "kill-server"],
+      stdout: "null",
+      stderr: "null",
+    }).output().catch(() => {});
   }
   return costs;
 }

@@ -84,7 +84,8 @@ function checkRead(json: string): Json {
   assertEquals(JSON.stringify(read), json, "not exactly one JSON object");
   const keys = Object.keys(read);
   assertEquals([keys[0], keys.at(-1)], ["session_id", "text"]);
-  assertEquals([read.is_complete, read.has_more], [true, false]);
+  // has_more is left out unless true (ADR 0039: fields at their default are not sent).
+  assertEquals([read.is_complete, read.has_more], [true, undefined]);
   assertStringIncludes(String(read.text), "file-56.txt");
   for (const [k, v] of Object.entries(read)) assert(v !== null, `${k} is null`);
   assert(!json.includes("[is_complete="), "the text block's verdict line reached the model");
@@ -156,7 +157,7 @@ Deno.test({
       Object.keys(loaded.input_schema as Json).sort(),
       Object.keys(served.inputSchema).sort(),
     );
-    assertStringIncludes(String(loaded.description), "Open a persistent terminal session");
+    assertStringIncludes(String(loaded.description), "Open a persistent shell session");
     const definition = JSON.stringify(loaded);
 
     // 2. A typical read: the JSON of structuredContent, byte for byte.
