@@ -1,5 +1,14 @@
 /** Claude Code's in-place model and effort change (agent_configure: `/model <id>`, `/effort <level>`). */
-import { escapeRegExp, findUp, lineAt, prevNonEmpty, screenLines, selectByLabel, squash } from "../common/mod.ts";
+import {
+  escapeRegExp,
+  findUp,
+  lineAt,
+  prevNonEmpty,
+  screenLines,
+  selectByLabel,
+  SHOWN_MS,
+  squash,
+} from "../common/mod.ts";
 import type { ConfigureGoal, ConfigureRules, ConfigureStage, ConfigureVerdict } from "../common/mod.ts";
 import { classifyClaudeScreen, claudeComposerText, composerTop } from "./screen.ts";
 
@@ -40,8 +49,10 @@ function slashStage(name: string, command: string, read: (answer: string) => Con
         const yes = findUp(lines, lines.length - 1, lines.length - 15, SWITCH_YES);
         return yes < 0 ? null : selectByLabel(lines, yes - 4, yes + 4, "❯", SWITCH_YES);
       }
+      // Enter once the composer shows the command, no fixed pause: with 2.1.328 that worked 20 of 20
+      // (the command shown 25–46 ms after typing, median; tests/probes/configure_pause.ts --harness claude).
       return classifyClaudeScreen(screen).kind === "ready" && claudeComposerText(screen) === ""
-        ? [{ text: command }, { pauseMs: 400 }, { key: "Enter" }]
+        ? [{ text: command }, { shownMs: SHOWN_MS }, { key: "Enter" }]
         : null;
     },
     check: (screen, before) => {

@@ -1,5 +1,6 @@
 /** Claude Code's in-place `/model` and `/effort` (agent_configure). */
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { SHOWN_MS } from "../common/mod.ts";
 import { configureGoal, screenIn, TESTDATA } from "../common/test_kit.ts";
 import { claude } from "./adapter.ts";
 import { claudeComposerText } from "./screen.ts";
@@ -11,7 +12,7 @@ Deno.test("claude configure stages type /model and /effort into the empty compos
   const [model, effort] = claude.configure!.stages(configureGoal({ model: "sonnet", effort: "high" }));
   const idle = screen("real-2.1.328-12-after-permission");
   assertEquals(claudeComposerText(idle), "");
-  assertEquals(model!.keys(idle), [{ text: "/model sonnet" }, { pauseMs: 400 }, { key: "Enter" }]);
+  assertEquals(model!.keys(idle), [{ text: "/model sonnet" }, { shownMs: SHOWN_MS }, { key: "Enter" }]);
   assertEquals(model!.keys(screen("real-2.1.328-13-model-typed")), null); // the composer holds text
   assertEquals(model!.keys(screen("real-2.1.328-04-busy")), null);
   assertEquals(model!.check(screen("real-2.1.328-13-model-typed"), idle), { kind: "wait" });

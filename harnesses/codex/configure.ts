@@ -1,5 +1,13 @@
 /** The Codex CLI's in-place model and effort change through its `/model` picker (agent_configure). */
-import { escapeRegExp, lineAt, pressInstead, screenLines, selectByLabel, viewAtBottom } from "../common/mod.ts";
+import {
+  escapeRegExp,
+  lineAt,
+  pressInstead,
+  screenLines,
+  selectByLabel,
+  SHOWN_MS,
+  viewAtBottom,
+} from "../common/mod.ts";
 import type { ConfigureGoal, ConfigureRules, ConfigureStage, ConfigureVerdict, KeyStep } from "../common/mod.ts";
 import { classifyCodexScreen, codexComposerText, liveComposer } from "./screen.ts";
 
@@ -53,7 +61,10 @@ function pickRow(p: NonNullable<ReturnType<typeof codexPicker>>, row: RegExp, pr
   const rows = lines.slice(top + 1, foot).filter((l) => /^\s*(?:›\s*)?\d+\.\s/.test(l)).length;
   const more = lines.slice(top + 1, foot).find((l) => /^\s*[↓↑]\s*$/.test(l))?.trim();
   if (!more || rows === 0) return null;
-  return [...Array.from({ length: rows }, () => ({ key: more === "↓" ? "Down" : "Up" })), { pauseMs: 200 }];
+  // No pause after the moves: the stage reads the screen again after its redraw wait (lib/agent/configure.ts).
+  // Measured with 0.169.0 picking row 9 (below the rows shown) and back, 21 scrolling rounds: 12 of 12
+  // (tests/probes/configure_pause.ts --harness codex --scroll).
+  return Array.from({ length: rows }, () => ({ key: more === "↓" ? "Down" : "Up" }));
 }
 
 /** Reads the confirmation after the picker closed: done when it matches the goal, else failed. */
@@ -80,9 +91,11 @@ function modelChanged(screen: string, goal: ConfigureGoal): ConfigureVerdict {
 function codexConfigureStages(goal: ConfigureGoal): ConfigureStage[] {
   const open: ConfigureStage = {
     name: "open_model_picker",
+    // Enter once the composer shows `/model`, no fixed pause: with 0.169.0 that worked 48 of 48
+    // (shown 32–38 ms after typing, median; tests/probes/configure_pause.ts --harness codex).
     keys: (screen) =>
       codexComposerText(screen) === "" && classifyCodexScreen(screen).kind === "ready"
-        ? [{ text: "/model" }, { pauseMs: 500 }, { key: "Enter" }]
+        ? [{ text: "/model" }, { shownMs: SHOWN_MS }, { key: "Enter" }]
         : null,
     check: (screen) => (codexPicker(screen)?.view === "model" ? { kind: "next" } : { kind: "wait" }),
   };

@@ -1,5 +1,6 @@
 /** The Codex CLI's `/model` picker flow (agent_configure). */
 import { assertEquals } from "../../tests/helpers/assert.ts";
+import { SHOWN_MS } from "../common/mod.ts";
 import { configureGoal, screenIn, TESTDATA } from "../common/test_kit.ts";
 import { codex } from "./adapter.ts";
 
@@ -11,7 +12,7 @@ Deno.test("codex configure stages walk the real /model views: move, select once 
     configureGoal({ model: "gpt-6-luna", modelLabel: "GPT-6-Luna", effort: "max" }),
   );
   const idle = screen("real-0.169.0-09-after-approval");
-  assertEquals(open!.keys(idle), [{ text: "/model" }, { pauseMs: 500 }, { key: "Enter" }]);
+  assertEquals(open!.keys(idle), [{ text: "/model" }, { shownMs: SHOWN_MS }, { key: "Enter" }]);
   assertEquals(open!.check(idle, idle), { kind: "wait" });
   assertEquals(open!.check(screen("real-0.169.0-10-model-picker"), idle), { kind: "next" });
   assertEquals(open!.keys(screen("real-0.169.0-03-busy")), null); // never typed into a running turn
@@ -48,7 +49,6 @@ Deno.test("codex configure stages scroll to rows out of view and pick the (curre
   // GPT-5.5 is below the eight rows shown ("↓"): move past the last one so the list scrolls.
   assertEquals(model!.keys(screen("real-0.169.0-10-model-picker")), [
     ...Array.from({ length: 8 }, () => ({ key: "Down" })),
-    { pauseMs: 200 },
   ]);
   assertEquals(model!.keys(screen("real-0.169.0-15-model-picker-scrolled-current")), [{ key: "Enter" }]);
   const [, current] = codex.configure!.stages(configureGoal({ effort: "high" }));

@@ -142,6 +142,11 @@ export function selectByLabel(
     else if (c >= 0 && c < col) return null; // something outside the list lies between them
   }
   const key = selected < target ? "Down" : "Up";
+  // The pause lets the list redraw before the caller looks again (a look at the old screen would move
+  // again). In agent_configure it is not needed: there the stage waits 100 ms before its next look, and
+  // with this pause at 0 Codex 0.169.0's pickers worked 48 of 48 (tests/probes/configure_pause.ts
+  // --harness codex).
+  // The start-up dialogs and pane recovery that also use it were not measured, so it stays.
   const steps: KeyStep[] = [];
   for (let n = moves; n > 0; n--) steps.push({ key });
   steps.push({ pauseMs: 250 });

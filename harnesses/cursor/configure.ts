@@ -24,6 +24,10 @@ function cursorConfigureStages(goal: ConfigureGoal): ConfigureStage[] {
   const row = new RegExp(`^\\s*(?:›\\s*)?${escapeRegExp(target)}(?:\\s{2,}|$)`);
   const open: ConfigureStage = {
     name: "open_model_picker",
+    // The 300 ms before Enter was not measured (no Cursor CLI can be installed where this was written); it
+    // is the value the adapter was first written with. Claude Code's, Codex's and Grok's equivalents were
+    // measured unneeded once the composer shows the command (tests/probes/configure_pause.ts), so a
+    // `shownMs` step can likely replace it once a real Cursor CLI can be probed.
     keys: (screen) =>
       classifyCursorScreen(screen).kind === "ready" && cursorComposerText(screen) === ""
         ? [{ text: `/model ${target}` }, { pauseMs: 300 }, { text: CSI_U_ENTER }]

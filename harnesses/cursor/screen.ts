@@ -121,7 +121,9 @@ export function cursorSteerPlace(screen: string, text: string): "composer" | "qu
  * Submit: after the bracketed paste, Enter in the extended keyboard encoding (sent as raw bytes), then a
  * second one. At idle the first starts the turn and the second finds an empty composer (ignored). While
  * a turn runs the first moves the text into the follow-ups area and the second is "enter steer", which
- * moves it into the running turn.
+ * moves it into the running turn. The 300 ms and 400 ms pauses were not measured (no Cursor CLI can be
+ * installed where they were last reviewed): they are the values the adapter was first written with against
+ * Cursor Agent's TUI. The other CLIs' submit pauses were measured unneeded (tests/probes/submit_pause.ts).
  */
 export const CURSOR_SUBMIT_STEPS: KeyStep[] = [
   { pauseMs: 300 },

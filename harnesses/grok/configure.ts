@@ -111,9 +111,12 @@ function grokSlashStage(name: string, command: string, goal: { model: string | n
       const live = grokLiveComposer(screen);
       if (!live || live.armed) return null;
       const text = grokComposerText(screen);
-      if (text === "" && classifyGrokScreen(screen).kind === "ready") return [{ text: command }, { pauseMs: 400 }];
+      // No pause after any of these keys: the stage looks at the screen again (lib/agent/configure.ts)
+      // and types the next key only for what it shows. Measured with 1.0.41 (tests/probes/configure_pause.ts
+      // --harness grok): without the former 400/300/400 ms pauses, 31 of 31 runs were confirmed.
+      if (text === "" && classifyGrokScreen(screen).kind === "ready") return [{ text: command }];
       if (text !== command) return null;
-      return live.completion ? [{ key: "Escape" }, { pauseMs: 300 }] : [{ key: "Enter" }, { pauseMs: 400 }];
+      return live.completion ? [{ key: "Escape" }] : [{ key: "Enter" }];
     },
     check: (screen, before) => {
       const live = grokLiveComposer(screen);

@@ -20,10 +20,10 @@ Deno.test("grok configure: a model with an effort is one `/model <id> <effort>`,
   const [both, ...rest] = grok.configure!.stages(configureGoal({ model: "mock2", effort: "low" }));
   assertEquals(rest.length, 0);
   assertEquals(both!.name, "model_command");
-  assertEquals(both!.keys(screen("grok-01-first-launch")), [{ text: "/model mock2 low" }, { pauseMs: 400 }]);
+  assertEquals(both!.keys(screen("grok-01-first-launch")), [{ text: "/model mock2 low" }]);
   const [eff] = grok.configure!.stages(configureGoal({ effort: "high" }));
   assertEquals(eff!.name, "effort_command");
-  assertEquals(eff!.keys(screen("configure-15-idle-before")), [{ text: "/effort high" }, { pauseMs: 400 }]);
+  assertEquals(eff!.keys(screen("configure-15-idle-before")), [{ text: "/effort high" }]);
   // A composer with typed text, a busy screen or a dialog offers nothing to this stage.
   assertEquals(eff!.keys(screen("configure-09-model-typed-popup")), null);
   assertEquals(eff!.keys(screen("grok-07-busy")), null);
@@ -34,8 +34,8 @@ Deno.test("grok configure: the completion list is closed with Escape before Ente
   const [stage] = grok.configure!.stages(configureGoal({ model: "mock" }));
   const typed = screen("configure-09-model-typed-popup"); // `/model mock` with the Mock / Mock Two list open
   assertEquals(stage!.check(typed, screen("configure-15-idle-before")), { kind: "again" });
-  assertEquals(stage!.keys(typed), [{ key: "Escape" }, { pauseMs: 300 }]);
-  assertEquals(stage!.keys(screen("configure-10-popup-escaped")), [{ key: "Enter" }, { pauseMs: 400 }]);
+  assertEquals(stage!.keys(typed), [{ key: "Escape" }]);
+  assertEquals(stage!.keys(screen("configure-10-popup-escaped")), [{ key: "Enter" }]);
   // Another command in the composer is not this stage's.
   const [other] = grok.configure!.stages(configureGoal({ model: "mock2" }));
   assertEquals(other!.keys(typed), null);

@@ -140,6 +140,8 @@ async function leave(input: PaneInput): Promise<void> {
     const keys = input.adapter.configure?.leave(await input.screen()) ?? null;
     if (!keys) return;
     await input.steps(keys);
+    // Let the picker close before looking again (a second Escape on a stale screen may reach the
+    // composer). Not measured: it runs only after a stage failed.
     await sleep(250);
   }
 }
@@ -168,6 +170,10 @@ async function runStage(input: PaneInput, stage: ConfigureStage): Promise<Done |
     fail("CONFIGURE_UNCONFIRMED", `no confirmation from ${adapter.id} at step ${stage.name}`, null);
   for (let rounds = 1;;) {
     // Each round: let the CLI redraw, then look until it shows anything but "wait" (the stage's budget is shared).
+    // The 100 ms is measured as needed: a stage's check cannot always tell the screen from before its keys
+    // (a picker still open reads "again"); at 0 ms (tests/probes/configure_pause.ts --redraw 0, the key
+    // pauses at 0) Codex 0.169.0 was confirmed 4 of 12 times (3 of 12 with 250 ms after list moves) and
+    // Grok 1.0.41 11 of 20; at 100 ms, 48 of 48 and 31 of 31. Claude Code 2.1.328 worked either way (10 of 10).
     await sleep(100);
     const seen = await waitUntil(async () => {
       const screen = await capture();

@@ -155,7 +155,8 @@ export class PaneInput {
     await this.steps(this.adapter.steerSteps);
     let after = await this.#watchPlace(place, (p) => p !== "queued", 3000);
     if (after !== "queued") {
-      // A failed "send now" puts the text back in the queue: look once more.
+      // A failed "send now" puts the text back in the queue: look once more. The 300 ms is not measured:
+      // the screen shows the requeue only after Grok's own retry, whose timing was not probed.
       await sleep(300);
       after = place(await this.screen());
     }
